@@ -1,0 +1,426 @@
+//! What was typed: clap's definition of `fasthash`, GNU getopt parsing for the coreutils
+//! drop-in names, and b3sum's options. Nothing here decides anything; `config` does.
+
+use crate::kernels::Algorithm;
+use clap::{ArgAction, Parser};
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
+/// Which program the binary is being: itself, or one of the tools it replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Personality {
+    Fasthash,
+    /// `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`.
+    Coreutils {
+        program: &'static str,
+        algorithm: Algorithm,
+    },
+    B3sum,
+}
+
+const COREUTILS_NAMES: &[(&str, Algorithm)] = &[
+    ("md5sum", Algorithm::Md5),
+    ("sha1sum", Algorithm::Sha1),
+    ("sha224sum", Algorithm::Sha224),
+    ("sha256sum", Algorithm::Sha256),
+    ("sha384sum", Algorithm::Sha384),
+    ("sha512sum", Algorithm::Sha512),
+];
+
+impl Personality {
+    /// Decides from the name the binary was started under (a symlink's name).
+    pub fn from_argv0(argv0: Option<&OsString>) -> Personality {
+        let Some(argv0) = argv0 else {
+            return Personality::Fasthash;
+        };
+        let bytes = argv0.as_bytes();
+        let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
+        if base == b"b3sum" {
+            return Personality::B3sum;
+        }
+        COREUTILS_NAMES
+            .iter()
+            .find(|(name, _)| name.as_bytes() == base)
+            .map(|&(program, algorithm)| Personality::Coreutils { program, algorithm })
+            .unwrap_or(Personality::Fasthash)
+    }
+
+    /// The name in every message.
+    pub fn program(self) -> &'static str {
+        match self {
+            Personality::Fasthash => "fasthash",
+            Personality::Coreutils { program, .. } => program,
+            Personality::B3sum => "b3sum",
+        }
+    }
+}
+
+const AFTER_HELP: &str = "\
+Examples:
+  fasthash FILE...                 SHA-256, one line per file, as sha256sum prints
+  fasthash -a blake3 --tag FILE    BSD-style line: BLAKE3 (FILE) = ...
+  fasthash -a crc64nvme --base64 F the digest in base64, as cksum --base64 prints
+  fasthash -c SHA256SUMS           verify a manifest, as sha256sum -c does
+
+Exit status: 0 when every input was hashed (or verified), 1 when any input failed,
+2 for a usage error.";
+
+/// fasthash: compute and check checksums, compatible with coreutils, b3sum and xxhsum.
+#[derive(Parser, Debug, Default)]
+#[command(name = "fasthash", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Files to hash (or manifests to check with -c); none or `-` reads standard input
+    #[arg(value_name = "FILE")]
+    pub files: Vec<OsString>,
+
+    /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3,
+    /// xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)
+    #[arg(short = 'a', long, value_name = "NAME", value_parser = parse_algorithm)]
+    pub algorithm: Option<Algorithm>,
+
+    /// Read in binary mode: untagged lines get a `*` before the name
+    #[arg(short = 'b', long, overrides_with = "text")]
+    pub binary: bool,
+
+    /// Read in text mode (the default)
+    #[arg(short = 't', long, overrides_with = "binary")]
+    pub text: bool,
+
+    /// Write BSD-style lines: `TAG (NAME) = DIGEST`
+    #[arg(long, overrides_with = "untagged")]
+    pub tag: bool,
+
+    /// Write GNU-style lines: `DIGEST  NAME` (the default)
+    #[arg(long, overrides_with = "tag")]
+    pub untagged: bool,
+
+    /// End each output line with NUL, not newline, and do not escape names
+    #[arg(short = 'z', long)]
+    pub zero: bool,
+
+    /// Print digests in base64, as `cksum --base64` does
+    #[arg(long)]
+    pub base64: bool,
+
+    /// Print digests only, without names
+    #[arg(long)]
+    pub no_names: bool,
+
+    /// Read checksums from the FILEs and verify them
+    #[arg(short = 'c', long)]
+    pub check: bool,
+
+    /// With --check: do not fail or report for missing files
+    #[arg(long)]
+    pub ignore_missing: bool,
+
+    /// With --check: do not print OK for each verified file
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// With --check: print nothing; the exit status tells
+    #[arg(long)]
+    pub status: bool,
+
+    /// With --check: exit non-zero for improperly formatted lines
+    #[arg(long)]
+    pub strict: bool,
+
+    /// With --check: warn about improperly formatted lines
+    #[arg(short = 'w', long)]
+    pub warn: bool,
+
+    /// Threads hashing files in parallel (default: one per core)
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    /// Explicit `-t`/`--text` was typed (GNU rejects `--tag --text`); set by the parsers.
+    #[arg(skip)]
+    pub text_typed: bool,
+}
+
+fn parse_algorithm(name: &str) -> Result<Algorithm, String> {
+    Algorithm::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown algorithm '{name}'; valid names: {}",
+            Algorithm::names_list()
+        )
+    })
+}
+
+impl Cli {
+    /// Parses `fasthash`'s own command line (clap exits with code 2 on a usage error).
+    pub fn parse_fasthash(args: Vec<OsString>) -> Cli {
+        let matches = <Cli as clap::CommandFactory>::command().get_matches_from(args);
+        let mut cli =
+            <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        cli.text_typed = cli.text;
+        cli
+    }
+}
+
+/// One long option of a coreutils digest program.
+struct GnuOption {
+    long: &'static str,
+    short: Option<u8>,
+    set: fn(&mut Cli),
+}
+
+const COREUTILS_OPTIONS: &[GnuOption] = &[
+    GnuOption {
+        long: "binary",
+        short: Some(b'b'),
+        set: |c| {
+            c.binary = true;
+            c.text = false;
+            c.text_typed = false;
+        },
+    },
+    GnuOption {
+        long: "check",
+        short: Some(b'c'),
+        set: |c| c.check = true,
+    },
+    GnuOption {
+        long: "ignore-missing",
+        short: None,
+        set: |c| c.ignore_missing = true,
+    },
+    GnuOption {
+        long: "quiet",
+        short: None,
+        set: |c| c.quiet = true,
+    },
+    GnuOption {
+        long: "status",
+        short: None,
+        set: |c| c.status = true,
+    },
+    GnuOption {
+        long: "strict",
+        short: None,
+        set: |c| c.strict = true,
+    },
+    GnuOption {
+        long: "tag",
+        short: None,
+        set: |c| c.tag = true,
+    },
+    GnuOption {
+        long: "text",
+        short: Some(b't'),
+        set: |c| {
+            c.text = true;
+            c.binary = false;
+            c.text_typed = true;
+        },
+    },
+    GnuOption {
+        long: "warn",
+        short: Some(b'w'),
+        set: |c| c.warn = true,
+    },
+    GnuOption {
+        long: "zero",
+        short: Some(b'z'),
+        set: |c| c.zero = true,
+    },
+];
+
+/// What a coreutils command line asked for beyond hashing.
+pub enum GnuParse {
+    Run(Cli),
+    Help,
+    Version,
+}
+
+/// Parses a coreutils digest program's command line as glibc's `getopt_long` does: options
+/// and operands in any order, `--` ends options, long options may be abbreviated.
+/// An error is the message glibc prints (without the program name).
+pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, String> {
+    let mut cli = Cli::default();
+    let mut wants_help = false;
+    let mut wants_version = false;
+    let mut only_operands = false;
+    for arg in args.iter().skip(1) {
+        let bytes = arg.as_bytes();
+        if only_operands || bytes.len() < 2 || bytes[0] != b'-' {
+            cli.files.push(arg.clone());
+            continue;
+        }
+        if bytes == b"--" {
+            only_operands = true;
+            continue;
+        }
+        if let Some(long) = bytes.strip_prefix(b"--") {
+            let (name, value) = match long.iter().position(|&b| b == b'=') {
+                Some(eq) => (&long[..eq], Some(&long[eq + 1..])),
+                None => (long, None),
+            };
+            let name_text = String::from_utf8_lossy(name);
+            let display = String::from_utf8_lossy(bytes);
+            let mut candidates: Vec<&str> = COREUTILS_OPTIONS
+                .iter()
+                .map(|o| o.long)
+                .chain(["help", "version"])
+                .filter(|long| long.as_bytes().starts_with(name))
+                .collect();
+            if let Some(exact) = candidates.iter().find(|c| c.as_bytes() == name) {
+                candidates = vec![*exact];
+            }
+            let full = match candidates.as_slice() {
+                [] => return Err(format!("unrecognized option '{display}'")),
+                [one] => *one,
+                many => {
+                    let list: Vec<String> = many.iter().map(|c| format!("'--{c}'")).collect();
+                    return Err(format!(
+                        "option '--{name_text}' is ambiguous; possibilities: {}",
+                        list.join(" ")
+                    ));
+                }
+            };
+            if value.is_some() {
+                return Err(format!("option '--{full}' doesn't allow an argument"));
+            }
+            match full {
+                "help" => wants_help = true,
+                "version" => wants_version = true,
+                _ => {
+                    if let Some(option) = COREUTILS_OPTIONS.iter().find(|o| o.long == full) {
+                        (option.set)(&mut cli);
+                    }
+                }
+            }
+            continue;
+        }
+        for &letter in &bytes[1..] {
+            match COREUTILS_OPTIONS.iter().find(|o| o.short == Some(letter)) {
+                Some(option) => (option.set)(&mut cli),
+                None => {
+                    return Err(format!(
+                        "invalid option -- '{}'",
+                        String::from_utf8_lossy(&[letter])
+                    ))
+                }
+            }
+        }
+    }
+    // getopt handles --help and --version as soon as it meets them; the first wins.
+    if wants_help {
+        return Ok(GnuParse::Help);
+    }
+    if wants_version {
+        return Ok(GnuParse::Version);
+    }
+    Ok(GnuParse::Run(cli))
+}
+
+/// b3sum's command line (the options fasthash supports of it).
+#[derive(Parser, Debug)]
+#[command(name = "b3sum", version, about = "Print or check BLAKE3 checksums.")]
+pub struct B3sumCli {
+    /// Files to hash, or checkfiles to check
+    #[arg(value_name = "FILE")]
+    pub files: Vec<OsString>,
+    /// Omit filenames in the output
+    #[arg(long)]
+    pub no_names: bool,
+    /// Output checksums in tagged format
+    #[arg(long)]
+    pub tag: bool,
+    /// Disable memory mapping
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// The maximum number of threads to use
+    #[arg(long, value_name = "NUM")]
+    pub num_threads: Option<u16>,
+    /// Read BLAKE3 sums from the [FILE]s and check them
+    #[arg(short = 'c', long)]
+    pub check: bool,
+    /// Skip printing OK for each checked file
+    #[arg(long, action = ArgAction::SetTrue)]
+    pub quiet: bool,
+}
+
+impl B3sumCli {
+    pub fn into_cli(self) -> Cli {
+        Cli {
+            files: self.files,
+            algorithm: Some(Algorithm::Blake3),
+            tag: self.tag,
+            no_names: self.no_names,
+            check: self.check,
+            quiet: self.quiet,
+            threads: self.num_threads,
+            ..Cli::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    fn run(list: &[&str]) -> Cli {
+        match parse_coreutils(&args(list)) {
+            Ok(GnuParse::Run(cli)) => cli,
+            Ok(_) => panic!("expected a run"),
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+
+    fn error(list: &[&str]) -> String {
+        match parse_coreutils(&args(list)) {
+            Err(e) => e,
+            Ok(_) => panic!("expected an error"),
+        }
+    }
+
+    #[test]
+    fn options_and_operands_mix_and_double_dash_ends_options() {
+        let cli = run(&["sha256sum", "a", "-bz", "--", "-c", "-"]);
+        assert!(cli.binary && cli.zero && !cli.check);
+        assert_eq!(cli.files, args(&["a", "-c", "-"]));
+    }
+
+    #[test]
+    fn last_of_binary_and_text_wins() {
+        let cli = run(&["md5sum", "-b", "-t"]);
+        assert!(!cli.binary && cli.text_typed);
+        let cli = run(&["md5sum", "-t", "-b"]);
+        assert!(cli.binary && !cli.text_typed);
+    }
+
+    #[test]
+    fn abbreviations_and_glibc_messages() {
+        assert!(run(&["sha1sum", "--stat"]).status);
+        assert_eq!(
+            error(&["sha1sum", "--st"]),
+            "option '--st' is ambiguous; possibilities: '--status' '--strict'"
+        );
+        assert_eq!(error(&["sha1sum", "--foo"]), "unrecognized option '--foo'");
+        assert_eq!(error(&["sha1sum", "-x"]), "invalid option -- 'x'");
+        assert_eq!(
+            error(&["sha1sum", "--bin=3"]),
+            "option '--binary' doesn't allow an argument"
+        );
+    }
+
+    #[test]
+    fn personality_comes_from_the_base_name() {
+        let p = Personality::from_argv0(Some(&OsString::from("/usr/local/bin/sha512sum")));
+        assert_eq!(p.program(), "sha512sum");
+        assert_eq!(
+            Personality::from_argv0(Some(&OsString::from("b3sum"))),
+            Personality::B3sum
+        );
+        assert_eq!(
+            Personality::from_argv0(Some(&OsString::from("./fasthash"))),
+            Personality::Fasthash
+        );
+    }
+}

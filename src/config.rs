@@ -1,0 +1,252 @@
+//! Turns what was typed into one validated `Config`: every choice resolved once, every
+//! conflicting combination rejected with coreutils' own wording.
+
+use crate::cli::{parse_coreutils, B3sumCli, Cli, GnuParse, Personality};
+use crate::error::Error;
+use crate::format::{DigestEncoding, LineStyle};
+use crate::io::parallel::default_threads;
+use crate::io::Input;
+use crate::kernels::Algorithm;
+use clap::Parser;
+use std::ffi::OsString;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Hash,
+    Check,
+}
+
+/// `--check` options, with coreutils' meanings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    pub ignore_missing: bool,
+    pub quiet: bool,
+    pub status: bool,
+    pub strict: bool,
+    pub warn: bool,
+}
+
+#[derive(Debug)]
+pub struct Config {
+    pub personality: Personality,
+    pub mode: Mode,
+    /// Set by `-a` or by the drop-in name; `None` lets `--check` decide per line.
+    pub algorithm: Option<Algorithm>,
+    pub style: LineStyle,
+    pub check: CheckOptions,
+    pub inputs: Vec<Input>,
+    pub threads: usize,
+}
+
+/// What the command line asks for: a run, or text to print and leave.
+pub enum Action {
+    Run(Config),
+    /// `--help` / `--version` of a coreutils drop-in name.
+    Print(String),
+}
+
+impl Config {
+    /// Parses and validates a whole command line, `args[0]` included.
+    pub fn from_args(args: Vec<OsString>) -> Result<Action, Error> {
+        let personality = Personality::from_argv0(args.first());
+        let cli = match personality {
+            Personality::Fasthash => Cli::parse_fasthash(args),
+            Personality::B3sum => B3sumCli::parse_from(args).into_cli(),
+            Personality::Coreutils { program, algorithm } => match parse_coreutils(&args) {
+                Ok(GnuParse::Run(cli)) => cli,
+                Ok(GnuParse::Help) => return Ok(Action::Print(coreutils_help(program, algorithm))),
+                Ok(GnuParse::Version) => return Ok(Action::Print(coreutils_version(program))),
+                Err(message) => return Err(Error::usage(message)),
+            },
+        };
+        Config::from_cli(cli, personality).map(Action::Run)
+    }
+
+    pub fn from_cli(cli: Cli, personality: Personality) -> Result<Config, Error> {
+        validate_gnu_combinations(&cli)?;
+        let mode = if cli.check { Mode::Check } else { Mode::Hash };
+        let algorithm = match personality {
+            Personality::Coreutils { algorithm, .. } => Some(algorithm),
+            Personality::B3sum => Some(Algorithm::Blake3),
+            Personality::Fasthash => match (cli.algorithm, mode) {
+                (Some(algorithm), _) => Some(algorithm),
+                (None, Mode::Hash) => Some(Algorithm::Sha256),
+                (None, Mode::Check) => None,
+            },
+        };
+        let style = LineStyle {
+            tagged: cli.tag,
+            binary: cli.binary,
+            zero_terminated: cli.zero,
+            encoding: if cli.base64 {
+                DigestEncoding::Base64
+            } else {
+                DigestEncoding::Hex
+            },
+            with_names: !cli.no_names,
+            lossy_names: personality == Personality::B3sum,
+        };
+        let check = CheckOptions {
+            ignore_missing: cli.ignore_missing,
+            quiet: cli.quiet,
+            status: cli.status,
+            strict: cli.strict,
+            warn: cli.warn,
+        };
+        let mut inputs: Vec<Input> = cli.files.into_iter().map(Input::from_arg).collect();
+        if inputs.is_empty() {
+            inputs.push(Input::Stdin);
+        }
+        let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
+        Ok(Config {
+            personality,
+            mode,
+            algorithm,
+            style,
+            check,
+            inputs,
+            threads,
+        })
+    }
+}
+
+/// The combinations coreutils' digest programs refuse, in the order they test them.
+fn validate_gnu_combinations(cli: &Cli) -> Result<(), Error> {
+    let check = cli.check;
+    let binary_or_text = cli.binary || cli.text_typed;
+    let refusals: [(bool, &str); 9] = [
+        (
+            cli.tag && cli.text_typed,
+            "--tag does not support --text mode",
+        ),
+        (
+            cli.tag && check,
+            "the --tag option is meaningless when verifying checksums",
+        ),
+        (
+            binary_or_text && check,
+            "the --binary and --text options are meaningless when verifying checksums",
+        ),
+        (
+            cli.ignore_missing && !check,
+            "the --ignore-missing option is meaningful only when verifying checksums",
+        ),
+        (
+            cli.status && !check,
+            "the --status option is meaningful only when verifying checksums",
+        ),
+        (
+            cli.warn && !check,
+            "the --warn option is meaningful only when verifying checksums",
+        ),
+        (
+            cli.quiet && !check,
+            "the --quiet option is meaningful only when verifying checksums",
+        ),
+        (
+            cli.strict && !check,
+            "the --strict option is meaningful only when verifying checksums",
+        ),
+        (
+            (cli.base64 || cli.no_names) && check,
+            "the --base64 and --no-names options are meaningless when verifying checksums",
+        ),
+    ];
+    match refusals.iter().find(|(refused, _)| *refused) {
+        Some((_, message)) => Err(Error::usage(*message)),
+        None => Ok(()),
+    }
+}
+
+fn coreutils_help(program: &str, algorithm: Algorithm) -> String {
+    let bits = match algorithm {
+        Algorithm::Md5 => "MD5 (128-bit)".to_string(),
+        Algorithm::Sha1 => "SHA1 (160-bit)".to_string(),
+        other => format!(
+            "SHA{} ({}-bit)",
+            other.digest_len() * 8,
+            other.digest_len() * 8
+        ),
+    };
+    format!(
+        "\
+Usage: {program} [OPTION]... [FILE]...
+Print or check {bits} checksums.
+
+With no FILE, or when FILE is -, read standard input.
+  -b, --binary          read in binary mode
+  -c, --check           read checksums from the FILEs and check them
+      --tag             create a BSD-style checksum
+  -t, --text            read in text mode (default)
+  -z, --zero            end each output line with NUL, not newline,
+                          and disable file name escaping
+
+The following five options are useful only when verifying checksums:
+      --ignore-missing  don't fail or report status for missing files
+      --quiet           don't print OK for each successfully verified file
+      --status          don't output anything, status code shows success
+      --strict          exit non-zero for improperly formatted checksum lines
+  -w, --warn            warn about improperly formatted checksum lines
+
+      --help        display this help and exit
+      --version     output version information and exit
+
+This is fasthash {version} running as {program}.
+",
+        version = env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn coreutils_version(program: &str) -> String {
+    format!("{program} (fasthash) {}\n", env!("CARGO_PKG_VERSION"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(list: &[&str]) -> Result<Action, Error> {
+        Config::from_args(list.iter().map(OsString::from).collect())
+    }
+
+    fn usage_message(list: &[&str]) -> String {
+        match config(list) {
+            Err(Error::Usage { message, .. }) => message,
+            _ => panic!("expected a usage error for {list:?}"),
+        }
+    }
+
+    #[test]
+    fn drop_in_name_sets_the_algorithm() {
+        let Ok(Action::Run(config)) = config(&["/bin/sha1sum", "f"]) else {
+            panic!("expected a run");
+        };
+        assert_eq!(config.algorithm, Some(Algorithm::Sha1));
+        assert_eq!(config.inputs, vec![Input::Path("f".into())]);
+    }
+
+    #[test]
+    fn coreutils_refusals_in_coreutils_order() {
+        assert_eq!(
+            usage_message(&["sha256sum", "--tag", "-t"]),
+            "--tag does not support --text mode"
+        );
+        assert_eq!(
+            usage_message(&["sha256sum", "-c", "--tag", "--quiet"]),
+            "the --tag option is meaningless when verifying checksums"
+        );
+        assert_eq!(
+            usage_message(&["fasthash", "--quiet"]),
+            "the --quiet option is meaningful only when verifying checksums"
+        );
+    }
+
+    #[test]
+    fn no_file_means_standard_input() {
+        let Ok(Action::Run(config)) = config(&["fasthash"]) else {
+            panic!("expected a run");
+        };
+        assert_eq!(config.inputs, vec![Input::Stdin]);
+        assert_eq!(config.algorithm, Some(Algorithm::Sha256));
+    }
+}

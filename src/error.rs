@@ -1,0 +1,76 @@
+//! The one error type, the exit codes, and how a message is rendered.
+//!
+//! Per-file failures are values, counted and reported in input order; they never end the run
+//! early. Usage errors end it before any work starts.
+
+use crate::format::quote::quote_name;
+use std::io;
+
+/// Exit codes, as coreutils and b3sum use them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExitStatus {
+    Success = 0,
+    /// A mismatch, an unreadable input, or a write error.
+    Failure = 1,
+    /// The command line was wrong (`fasthash` and b3sum; coreutils' own names use 1).
+    Usage = 2,
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// A wrong command line: the message, and whether to add the "Try --help" line.
+    Usage { message: String, try_help: bool },
+    /// An input that could not be opened or read.
+    Input { name: Vec<u8>, source: io::Error },
+    /// Standard output failed for another reason than a closed pipe.
+    Write(io::Error),
+}
+
+impl Error {
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage {
+            message: message.into(),
+            try_help: true,
+        }
+    }
+
+    /// The text after `PROGRAM: `, without a trailing newline.
+    pub fn render(&self) -> Vec<u8> {
+        match self {
+            Error::Usage { message, .. } => message.clone().into_bytes(),
+            Error::Input { name, source } => {
+                let mut text = quote_name(name);
+                text.extend_from_slice(b": ");
+                text.extend_from_slice(os_error_text(source).as_bytes());
+                text
+            }
+            Error::Write(source) => format!("write error: {}", os_error_text(source)).into_bytes(),
+        }
+    }
+}
+
+/// The C library's text for an I/O error (`No such file or directory`), as coreutils prints it,
+/// without Rust's ` (os error 2)` suffix.
+pub fn os_error_text(error: &io::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" (os error ") {
+        Some(cut) if error.raw_os_error().is_some() => text[..cut].to_string(),
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_errors_lose_the_rust_suffix_and_names_are_quoted() {
+        let error = Error::Input {
+            name: b"a b".to_vec(),
+            source: io::Error::from_raw_os_error(libc::ENOENT),
+        };
+        assert_eq!(error.render(), b"'a b': No such file or directory");
+        let error = Error::Write(io::Error::from_raw_os_error(libc::ENOSPC));
+        assert_eq!(error.render(), b"write error: No space left on device");
+    }
+}

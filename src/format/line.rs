@@ -1,0 +1,175 @@
+//! One digest line: GNU untagged (`DIGEST  NAME`, `DIGEST *NAME`) or BSD tagged
+//! (`TAG (NAME) = DIGEST`), hex or base64, newline or NUL terminated.
+
+use super::escape::{escape_name, needs_escape};
+use crate::kernels::{Algorithm, Digest};
+use std::io::{self, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DigestEncoding {
+    Hex,
+    Base64,
+}
+
+impl DigestEncoding {
+    pub fn encode(self, digest: &Digest) -> String {
+        match self {
+            DigestEncoding::Hex => digest.to_hex(),
+            DigestEncoding::Base64 => digest.to_base64(),
+        }
+    }
+}
+
+/// How digest lines are written; resolved once from the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineStyle {
+    /// BSD style `TAG (NAME) = DIGEST`.
+    pub tagged: bool,
+    /// `DIGEST *NAME` (untagged only).
+    pub binary: bool,
+    /// `-z`: lines end with NUL and names are not escaped.
+    pub zero_terminated: bool,
+    pub encoding: DigestEncoding,
+    /// False for `--no-names`: the digest alone.
+    pub with_names: bool,
+    /// b3sum prints names through a lossy UTF-8 conversion; coreutils prints the bytes.
+    pub lossy_names: bool,
+}
+
+impl Default for LineStyle {
+    fn default() -> Self {
+        LineStyle {
+            tagged: false,
+            binary: false,
+            zero_terminated: false,
+            encoding: DigestEncoding::Hex,
+            with_names: true,
+            lossy_names: false,
+        }
+    }
+}
+
+impl LineStyle {
+    fn terminator(&self) -> u8 {
+        if self.zero_terminated {
+            b'\0'
+        } else {
+            b'\n'
+        }
+    }
+}
+
+/// Writes one line for `name` (raw bytes) hashed with `algorithm`.
+pub fn write_digest_line(
+    out: &mut impl Write,
+    style: &LineStyle,
+    algorithm: Algorithm,
+    digest: &Digest,
+    name: &[u8],
+) -> io::Result<()> {
+    let encoded = style.encoding.encode(digest);
+    if !style.with_names {
+        out.write_all(encoded.as_bytes())?;
+        return out.write_all(&[style.terminator()]);
+    }
+    let lossy;
+    let name = if style.lossy_names {
+        lossy = String::from_utf8_lossy(name);
+        lossy.as_bytes()
+    } else {
+        name
+    };
+    let escape = !style.zero_terminated && needs_escape(name);
+    let shown_name = if escape {
+        escape_name(name)
+    } else {
+        name.into()
+    };
+    if escape {
+        out.write_all(b"\\")?;
+    }
+    if style.tagged {
+        out.write_all(algorithm.bsd_tag().as_bytes())?;
+        out.write_all(b" (")?;
+        out.write_all(&shown_name)?;
+        out.write_all(b") = ")?;
+        out.write_all(encoded.as_bytes())?;
+    } else {
+        out.write_all(encoded.as_bytes())?;
+        out.write_all(if style.binary { b" *" } else { b"  " })?;
+        out.write_all(&shown_name)?;
+    }
+    out.write_all(&[style.terminator()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::hash;
+
+    fn line(style: LineStyle, name: &[u8]) -> Vec<u8> {
+        let digest = hash(Algorithm::Md5, b"");
+        let mut out = Vec::new();
+        write_digest_line(&mut out, &style, Algorithm::Md5, &digest, name).unwrap();
+        out
+    }
+
+    const EMPTY_MD5: &str = "d41d8cd98f00b204e9800998ecf8427e";
+
+    #[test]
+    fn untagged_text_and_binary() {
+        let text = line(LineStyle::default(), b"f");
+        assert_eq!(text, format!("{EMPTY_MD5}  f\n").into_bytes());
+        let binary = LineStyle {
+            binary: true,
+            ..LineStyle::default()
+        };
+        assert_eq!(line(binary, b"f"), format!("{EMPTY_MD5} *f\n").into_bytes());
+    }
+
+    #[test]
+    fn tagged_escaped_name_gets_leading_backslash() {
+        let tagged = LineStyle {
+            tagged: true,
+            ..LineStyle::default()
+        };
+        assert_eq!(
+            line(tagged, b"a\nb"),
+            format!("\\MD5 (a\\nb) = {EMPTY_MD5}\n").into_bytes()
+        );
+    }
+
+    #[test]
+    fn zero_terminated_names_are_not_escaped() {
+        let zero = LineStyle {
+            zero_terminated: true,
+            ..LineStyle::default()
+        };
+        assert_eq!(
+            line(zero, b"a\nb"),
+            format!("{EMPTY_MD5}  a\nb\0").into_bytes()
+        );
+    }
+
+    #[test]
+    fn base64_and_no_names() {
+        let style = LineStyle {
+            encoding: DigestEncoding::Base64,
+            with_names: false,
+            ..LineStyle::default()
+        };
+        assert_eq!(line(style, b"f"), b"1B2M2Y8AsgTpgAmY7PhCfg==\n");
+    }
+
+    #[test]
+    fn lossy_names_replace_invalid_utf8() {
+        let style = LineStyle {
+            lossy_names: true,
+            ..LineStyle::default()
+        };
+        assert_eq!(
+            line(style, b"\xff"),
+            format!("{EMPTY_MD5}  \u{fffd}\n").into_bytes()
+        );
+    }
+}

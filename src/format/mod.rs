@@ -1,0 +1,11 @@
+//! Every text that goes in or out: digest lines (GNU untagged, BSD tagged), name escaping,
+//! the quoting of names in messages, and manifest parsing for `--check`.
+//!
+//! Formatters write to a `&mut impl Write` and never print on their own, so each one is tested
+//! on a buffer.
+
+pub mod escape;
+pub mod line;
+pub mod quote;
+
+pub use line::{DigestEncoding, LineStyle};

@@ -1,0 +1,316 @@
+//! Every algorithm fasthash knows: the one table of names, tags, lengths and S3 headers, and the
+//! streaming `Hasher` that runs each algorithm's kernel.
+//!
+//! Nothing outside this module matches on algorithm names: the CLI, the formatters and `--check`
+//! all look an algorithm up in [`ALGORITHMS`].
+
+mod crc;
+mod digest;
+
+pub use crc::combine as crc_combine;
+pub use digest::Digest;
+
+use std::fmt;
+
+/// The algorithms fasthash computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    Sha256,
+    Sha224,
+    Sha384,
+    Sha512,
+    Sha1,
+    Md5,
+    Blake3,
+    Xxh64,
+    Xxh3,
+    Xxh128,
+    Crc32,
+    Crc32c,
+    Crc64Nvme,
+}
+
+/// What the rest of the program needs to know about an algorithm.
+#[derive(Debug)]
+pub struct AlgorithmInfo {
+    pub algorithm: Algorithm,
+    /// The canonical `-a` name, as printed in help and messages.
+    pub name: &'static str,
+    /// Other accepted `-a` names (matched case-insensitively), Amazon S3's names among them.
+    pub aliases: &'static [&'static str],
+    /// The tag of BSD-style lines: `TAG (NAME) = DIGEST`.
+    pub bsd_tag: &'static str,
+    /// Digest length in bytes.
+    pub digest_len: usize,
+    /// Amazon S3's name (`ChecksumAlgorithm`), when S3 accepts the algorithm.
+    pub s3_name: Option<&'static str>,
+    /// The `x-amz-checksum-*` header, when S3 accepts the algorithm.
+    pub s3_header: Option<&'static str>,
+}
+
+/// The single table of algorithms. Order is the order of help texts and of digest-length
+/// preference in `--check` (the first algorithm of a given length wins an untagged line).
+pub static ALGORITHMS: &[AlgorithmInfo] = &[
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha256,
+        name: "sha256",
+        aliases: &["sha-256", "sha2-256"],
+        bsd_tag: "SHA256",
+        digest_len: 32,
+        s3_name: Some("SHA256"),
+        s3_header: Some("x-amz-checksum-sha256"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha512,
+        name: "sha512",
+        aliases: &["sha-512", "sha2-512"],
+        bsd_tag: "SHA512",
+        digest_len: 64,
+        s3_name: Some("SHA512"),
+        s3_header: Some("x-amz-checksum-sha512"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha1,
+        name: "sha1",
+        aliases: &["sha-1"],
+        bsd_tag: "SHA1",
+        digest_len: 20,
+        s3_name: Some("SHA1"),
+        s3_header: Some("x-amz-checksum-sha1"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Md5,
+        name: "md5",
+        aliases: &[],
+        bsd_tag: "MD5",
+        digest_len: 16,
+        s3_name: Some("MD5"),
+        s3_header: Some("x-amz-checksum-md5"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha384,
+        name: "sha384",
+        aliases: &["sha-384", "sha2-384"],
+        bsd_tag: "SHA384",
+        digest_len: 48,
+        s3_name: None,
+        s3_header: None,
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha224,
+        name: "sha224",
+        aliases: &["sha-224", "sha2-224"],
+        bsd_tag: "SHA224",
+        digest_len: 28,
+        s3_name: None,
+        s3_header: None,
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Blake3,
+        name: "blake3",
+        aliases: &["b3"],
+        bsd_tag: "BLAKE3",
+        digest_len: 32,
+        s3_name: None,
+        s3_header: None,
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Xxh3,
+        name: "xxh3",
+        aliases: &["xxhash3", "xxh3-64", "xxh3_64"],
+        bsd_tag: "XXH3",
+        digest_len: 8,
+        s3_name: Some("XXHASH3"),
+        s3_header: Some("x-amz-checksum-xxhash3"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Xxh128,
+        name: "xxh128",
+        aliases: &["xxhash128", "xxh3-128", "xxh3_128"],
+        bsd_tag: "XXH128",
+        digest_len: 16,
+        s3_name: Some("XXHASH128"),
+        s3_header: Some("x-amz-checksum-xxhash128"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Xxh64,
+        name: "xxh64",
+        aliases: &["xxhash64"],
+        bsd_tag: "XXH64",
+        digest_len: 8,
+        s3_name: Some("XXHASH64"),
+        s3_header: Some("x-amz-checksum-xxhash64"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Crc64Nvme,
+        name: "crc64nvme",
+        aliases: &["crc64-nvme", "crc64"],
+        bsd_tag: "CRC64NVME",
+        digest_len: 8,
+        s3_name: Some("CRC64NVME"),
+        s3_header: Some("x-amz-checksum-crc64nvme"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Crc32,
+        name: "crc32",
+        aliases: &["crc32b", "crc-32"],
+        bsd_tag: "CRC32",
+        digest_len: 4,
+        s3_name: Some("CRC32"),
+        s3_header: Some("x-amz-checksum-crc32"),
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Crc32c,
+        name: "crc32c",
+        aliases: &["crc-32c"],
+        bsd_tag: "CRC32C",
+        digest_len: 4,
+        s3_name: Some("CRC32C"),
+        s3_header: Some("x-amz-checksum-crc32c"),
+    },
+];
+
+impl Algorithm {
+    /// Every algorithm, in table order.
+    pub fn all() -> impl Iterator<Item = Algorithm> {
+        ALGORITHMS.iter().map(|info| info.algorithm)
+    }
+
+    pub fn info(self) -> &'static AlgorithmInfo {
+        ALGORITHMS
+            .iter()
+            .find(|info| info.algorithm == self)
+            .expect("every Algorithm has a row in ALGORITHMS")
+    }
+
+    /// Looks up a `-a` name or alias, case-insensitively.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        ALGORITHMS
+            .iter()
+            .find(|info| {
+                info.name.eq_ignore_ascii_case(name)
+                    || info.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+            })
+            .map(|info| info.algorithm)
+    }
+
+    /// Looks up the tag of a BSD-style line (exact, as coreutils does).
+    pub fn from_bsd_tag(tag: &str) -> Option<Algorithm> {
+        ALGORITHMS
+            .iter()
+            .find(|info| info.bsd_tag == tag)
+            .map(|info| info.algorithm)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn bsd_tag(self) -> &'static str {
+        self.info().bsd_tag
+    }
+
+    pub fn digest_len(self) -> usize {
+        self.info().digest_len
+    }
+
+    /// Valid `-a` names, for usage errors and help.
+    pub fn names_list() -> String {
+        ALGORITHMS
+            .iter()
+            .map(|info| info.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A streaming hasher for one algorithm.
+pub struct Hasher {
+    state: State,
+}
+
+// Large states (SHA-512, BLAKE3) are boxed so a `Hasher` stays small to move between threads.
+enum State {
+    Sha224(Box<sha2::Sha224>),
+    Sha256(Box<sha2::Sha256>),
+    Sha384(Box<sha2::Sha384>),
+    Sha512(Box<sha2::Sha512>),
+    Sha1(Box<sha1::Sha1>),
+    Md5(Box<md5::Md5>),
+    Blake3(Box<blake3::Hasher>),
+    Xxh64(Box<xxhash_rust::xxh64::Xxh64>),
+    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
+    Xxh128(Box<xxhash_rust::xxh3::Xxh3>),
+    Crc(Box<crc::Crc>),
+}
+
+impl Hasher {
+    pub fn new(algorithm: Algorithm) -> Hasher {
+        use sha2::Digest as _;
+        let state = match algorithm {
+            Algorithm::Sha224 => State::Sha224(Box::new(sha2::Sha224::new())),
+            Algorithm::Sha256 => State::Sha256(Box::new(sha2::Sha256::new())),
+            Algorithm::Sha384 => State::Sha384(Box::new(sha2::Sha384::new())),
+            Algorithm::Sha512 => State::Sha512(Box::new(sha2::Sha512::new())),
+            Algorithm::Sha1 => State::Sha1(Box::new(sha1::Sha1::new())),
+            Algorithm::Md5 => State::Md5(Box::new(md5::Md5::new())),
+            Algorithm::Blake3 => State::Blake3(Box::new(blake3::Hasher::new())),
+            Algorithm::Xxh64 => State::Xxh64(Box::new(xxhash_rust::xxh64::Xxh64::new(0))),
+            Algorithm::Xxh3 => State::Xxh3(Box::new(xxhash_rust::xxh3::Xxh3::new())),
+            Algorithm::Xxh128 => State::Xxh128(Box::new(xxhash_rust::xxh3::Xxh3::new())),
+            Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
+                State::Crc(Box::new(crc::Crc::new(algorithm)))
+            }
+        };
+        Hasher { state }
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        use sha2::Digest as _;
+        match &mut self.state {
+            State::Sha224(h) => h.update(data),
+            State::Sha256(h) => h.update(data),
+            State::Sha384(h) => h.update(data),
+            State::Sha512(h) => h.update(data),
+            State::Sha1(h) => h.update(data),
+            State::Md5(h) => h.update(data),
+            State::Blake3(h) => {
+                h.update(data);
+            }
+            State::Xxh64(h) => h.update(data),
+            State::Xxh3(h) | State::Xxh128(h) => h.update(data),
+            State::Crc(h) => h.update(data),
+        }
+    }
+
+    pub fn finalize(self) -> Digest {
+        use sha2::Digest as _;
+        match self.state {
+            State::Sha224(h) => Digest::from_slice(&h.finalize()),
+            State::Sha256(h) => Digest::from_slice(&h.finalize()),
+            State::Sha384(h) => Digest::from_slice(&h.finalize()),
+            State::Sha512(h) => Digest::from_slice(&h.finalize()),
+            State::Sha1(h) => Digest::from_slice(&h.finalize()),
+            State::Md5(h) => Digest::from_slice(&h.finalize()),
+            State::Blake3(h) => Digest::from_slice(h.finalize().as_bytes()),
+            // xxHash's canonical form, which xxhsum prints, is big-endian.
+            State::Xxh64(h) => Digest::from_slice(&h.digest().to_be_bytes()),
+            State::Xxh3(h) => Digest::from_slice(&h.digest().to_be_bytes()),
+            State::Xxh128(h) => Digest::from_slice(&h.digest128().to_be_bytes()),
+            State::Crc(h) => h.finalize(),
+        }
+    }
+}
+
+/// Hashes a whole buffer at once.
+pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
+    let mut hasher = Hasher::new(algorithm);
+    hasher.update(data);
+    hasher.finalize()
+}

@@ -1,0 +1,33 @@
+//! fasthash: compute and verify checksums, byte-compatible with coreutils, b3sum and xxhsum.
+//!
+//! `main.rs` parses into a [`config::Config`] and calls [`run`]; algorithms and CPU dispatch
+//! live in [`kernels`], reading and parallelism in [`io`], every text in and out in [`format`].
+
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod format;
+pub mod hash;
+pub mod io;
+pub mod kernels;
+pub mod report;
+
+use config::{Config, Mode};
+use error::ExitStatus;
+use report::Reporter;
+use std::io::BufWriter;
+
+/// Runs a validated configuration to its exit status.
+pub fn run(config: &Config) -> ExitStatus {
+    let reporter = Reporter::new(config.personality.program());
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    match (config.mode, config.algorithm) {
+        (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
+        (Mode::Hash, None) => unreachable!("hash mode always has an algorithm"),
+        (Mode::Check, _) => {
+            reporter.message(b"--check is not available yet");
+            ExitStatus::Failure
+        }
+    }
+}
