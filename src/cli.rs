@@ -45,7 +45,16 @@ impl Personality {
             .unwrap_or(Personality::Fasthash)
     }
 
-    /// The name in every message.
+    /// The name in messages: coreutils programs use `argv[0]` as typed (a path stays a path);
+    /// fasthash and b3sum use their own names.
+    pub fn message_name(self, argv0: Option<&OsString>) -> String {
+        match (self, argv0) {
+            (Personality::Coreutils { .. }, Some(argv0)) => argv0.to_string_lossy().into_owned(),
+            _ => self.program().to_string(),
+        }
+    }
+
+    /// The program's own name.
     pub fn program(self) -> &'static str {
         match self {
             Personality::Fasthash => "fasthash",

@@ -29,6 +29,8 @@ pub struct CheckOptions {
 #[derive(Debug)]
 pub struct Config {
     pub personality: Personality,
+    /// The program's name in messages (see `Personality::message_name`).
+    pub program: String,
     pub mode: Mode,
     /// Set by `-a` or by the drop-in name; `None` lets `--check` decide per line.
     pub algorithm: Option<Algorithm>,
@@ -49,20 +51,26 @@ impl Config {
     /// Parses and validates a whole command line, `args[0]` included.
     pub fn from_args(args: Vec<OsString>) -> Result<Action, Error> {
         let personality = Personality::from_argv0(args.first());
+        let program = personality.message_name(args.first());
         let cli = match personality {
             Personality::Fasthash => Cli::parse_fasthash(args),
             Personality::B3sum => B3sumCli::parse_from(args).into_cli(),
-            Personality::Coreutils { program, algorithm } => match parse_coreutils(&args) {
+            Personality::Coreutils {
+                program: own_name,
+                algorithm,
+            } => match parse_coreutils(&args) {
                 Ok(GnuParse::Run(cli)) => cli,
-                Ok(GnuParse::Help) => return Ok(Action::Print(coreutils_help(program, algorithm))),
-                Ok(GnuParse::Version) => return Ok(Action::Print(coreutils_version(program))),
+                Ok(GnuParse::Help) => {
+                    return Ok(Action::Print(coreutils_help(&program, algorithm)))
+                }
+                Ok(GnuParse::Version) => return Ok(Action::Print(coreutils_version(own_name))),
                 Err(message) => return Err(Error::usage(message)),
             },
         };
-        Config::from_cli(cli, personality).map(Action::Run)
+        Config::from_cli(cli, personality, program).map(Action::Run)
     }
 
-    pub fn from_cli(cli: Cli, personality: Personality) -> Result<Config, Error> {
+    pub fn from_cli(cli: Cli, personality: Personality, program: String) -> Result<Config, Error> {
         validate_gnu_combinations(&cli)?;
         let mode = if cli.check { Mode::Check } else { Mode::Hash };
         let algorithm = match personality {
@@ -100,6 +108,7 @@ impl Config {
         let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
         Ok(Config {
             personality,
+            program,
             mode,
             algorithm,
             style,

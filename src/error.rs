@@ -16,6 +16,15 @@ pub enum ExitStatus {
     Usage = 2,
 }
 
+/// How messages name files and describe errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageStyle {
+    /// coreutils: the name quoted as `quotef` does, the C library's error text.
+    Coreutils,
+    /// b3sum: the name as lossy UTF-8, Rust's error text with its `(os error N)`.
+    B3sum,
+}
+
 #[derive(Debug)]
 pub enum Error {
     /// A wrong command line: the message, and whether to add the "Try --help" line.
@@ -35,9 +44,12 @@ impl Error {
     }
 
     /// The text after `PROGRAM: `, without a trailing newline.
-    pub fn render(&self) -> Vec<u8> {
+    pub fn render(&self, style: MessageStyle) -> Vec<u8> {
         match self {
             Error::Usage { message, .. } => message.clone().into_bytes(),
+            Error::Input { name, source } if style == MessageStyle::B3sum => {
+                format!("{}: {source}", String::from_utf8_lossy(name)).into_bytes()
+            }
             Error::Input { name, source } => {
                 let mut text = quote_name(name);
                 text.extend_from_slice(b": ");
@@ -69,8 +81,18 @@ mod tests {
             name: b"a b".to_vec(),
             source: io::Error::from_raw_os_error(libc::ENOENT),
         };
-        assert_eq!(error.render(), b"'a b': No such file or directory");
+        assert_eq!(
+            error.render(MessageStyle::Coreutils),
+            b"'a b': No such file or directory"
+        );
+        assert_eq!(
+            error.render(MessageStyle::B3sum),
+            b"a b: No such file or directory (os error 2)"
+        );
         let error = Error::Write(io::Error::from_raw_os_error(libc::ENOSPC));
-        assert_eq!(error.render(), b"write error: No space left on device");
+        assert_eq!(
+            error.render(MessageStyle::Coreutils),
+            b"write error: No space left on device"
+        );
     }
 }

@@ -19,7 +19,7 @@ use std::io::BufWriter;
 
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
-    let reporter = Reporter::new(config.personality.program());
+    let reporter = Reporter::new(config.personality, config.program.clone());
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
     match (config.mode, config.algorithm) {

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().collect();
     let personality = Personality::from_argv0(args.first());
+    let program = personality.message_name(args.first());
     let status = match Config::from_args(args) {
         Ok(Action::Run(config)) => fasthash::run(&config),
         Ok(Action::Print(text)) => {
@@ -21,20 +22,19 @@ fn main() -> ExitCode {
             {
                 Ok(()) => ExitStatus::Success,
                 Err(e) => {
-                    Reporter::new(personality.program()).error(&Error::Write(e));
+                    Reporter::new(personality, program).error(&Error::Write(e));
                     ExitStatus::Failure
                 }
             }
         }
-        Err(error) => report_usage(personality, &error),
+        Err(error) => report_usage(personality, program, &error),
     };
     ExitCode::from(status as u8)
 }
 
 /// A usage error, worded as the program being imitated words it.
-fn report_usage(personality: Personality, error: &Error) -> ExitStatus {
-    let program = personality.program();
-    let reporter = Reporter::new(program);
+fn report_usage(personality: Personality, program: String, error: &Error) -> ExitStatus {
+    let reporter = Reporter::new(personality, program.clone());
     reporter.error(error);
     if let Error::Usage { try_help: true, .. } = error {
         eprintln!("Try '{program} --help' for more information.");

@@ -1,20 +1,26 @@
 //! Where messages go: `PROGRAM: message` on standard error, written after whatever standard
 //! output holds so far, so the two streams interleave in input order on a terminal.
 
-use crate::error::Error;
+use crate::cli::Personality;
+use crate::error::{Error, MessageStyle};
 use std::io::{self, Write};
 
 pub struct Reporter {
-    program: &'static str,
+    program: String,
+    style: MessageStyle,
 }
 
 impl Reporter {
-    pub fn new(program: &'static str) -> Reporter {
-        Reporter { program }
+    pub fn new(personality: Personality, program: String) -> Reporter {
+        let style = match personality {
+            Personality::B3sum => MessageStyle::B3sum,
+            _ => MessageStyle::Coreutils,
+        };
+        Reporter { program, style }
     }
 
-    pub fn program(&self) -> &'static str {
-        self.program
+    pub fn program(&self) -> &str {
+        &self.program
     }
 
     /// Prints `PROGRAM: TEXT` on standard error. A failing standard error cannot be reported
@@ -28,7 +34,7 @@ impl Reporter {
     }
 
     pub fn error(&self, error: &Error) {
-        self.message(&error.render());
+        self.message(&error.render(self.style));
     }
 
     /// Flushes `out` first so the message lands after the lines before it. The flush's own
