@@ -20,8 +20,7 @@ use std::io::BufWriter;
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
     let reporter = Reporter::new(config.personality, config.program.clone());
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut out = BufWriter::with_capacity(64 * 1024, io::RawStdout);
     match (config.mode, config.algorithm) {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
         (Mode::Hash, None) => unreachable!("hash mode always has an algorithm"),

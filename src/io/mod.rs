@@ -33,3 +33,37 @@ impl Input {
         }
     }
 }
+
+static STDOUT_CLOSED_AT_START: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Records that descriptor 1 was closed when the process started. Rust's runtime reopens a
+/// closed descriptor 1 on `/dev/null` before `main`, so only code that runs earlier (an ELF
+/// constructor in `main.rs`) can see it; coreutils reports such a stdout as a write error.
+pub fn note_stdout_closed_at_start() {
+    STDOUT_CLOSED_AT_START.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Standard output as a plain descriptor writer that reports a stdout closed by the caller
+/// (`>&-`) as `EBADF`, where `std::io::stdout()` would write to `/dev/null` in silence.
+pub struct RawStdout;
+
+impl std::io::Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if STDOUT_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+        }
+        // SAFETY: `buf` is valid for reads of `buf.len()` bytes for the duration of the call,
+        // and the kernel checks descriptor 1 itself (EBADF when it is closed).
+        let written = unsafe { libc::write(1, buf.as_ptr().cast(), buf.len()) };
+        if written < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(written as usize)
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

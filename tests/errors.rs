@@ -1,0 +1,223 @@
+//! Bad inputs and broken outputs: each failing file is named with coreutils' reason, the others
+//! are still hashed, and the exit code says something failed.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+fn fasthash() -> Command {
+    let mut command = Command::new(FASTHASH);
+    command.env("LC_ALL", "C.UTF-8");
+    command
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn missing_file_and_directory_are_reported_and_others_still_hashed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), b"").unwrap();
+    std::fs::write(dir.path().join("z"), b"").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let output = fasthash()
+        .current_dir(dir.path())
+        .args(["a", "no such", "sub", "z"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stdout),
+        format!("{EMPTY_SHA256}  a\n{EMPTY_SHA256}  z\n")
+    );
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: 'no such': No such file or directory\nfasthash: sub: Is a directory\n"
+    );
+}
+
+/// Runs fasthash as an unprivileged user when the tests run as root (as CI does), since root
+/// reads any file.
+fn unprivileged(args: &[&str], dir: &std::path::Path) -> Option<std::process::Output> {
+    let is_root = unsafe { libc::geteuid() } == 0;
+    let mut command = if is_root {
+        let setpriv = common::peer("setpriv")?;
+        let mut command = Command::new(setpriv);
+        command.args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--",
+            FASTHASH,
+        ]);
+        command
+    } else {
+        Command::new(FASTHASH)
+    };
+    Some(
+        command
+            .current_dir(dir)
+            .env("LC_ALL", "C.UTF-8")
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
+#[test]
+fn unreadable_file_is_permission_denied() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, b"x").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::write(dir.path().join("open"), b"").unwrap();
+    std::fs::set_permissions(
+        dir.path().join("open"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    // The binary must be reachable by the unprivileged user too.
+    if !std::path::Path::new(FASTHASH)
+        .ancestors()
+        .skip(1)
+        .all(|p| p.metadata().map(|m| m.permissions().mode() & 0o001 != 0).unwrap_or(false))
+    {
+        eprintln!("skipped: the build directory is not reachable by an unprivileged user");
+        return;
+    }
+    let Some(output) = unprivileged(&["secret", "open"], dir.path()) else {
+        return;
+    };
+    assert_eq!(text(&output.stderr), "fasthash: secret: Permission denied\n");
+    assert_eq!(text(&output.stdout), format!("{EMPTY_SHA256}  open\n"));
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn write_error_on_dev_full_is_reported_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"data").unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let output = fasthash()
+        .current_dir(dir.path())
+        .arg("f")
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: write error: No space left on device\n"
+    );
+}
+
+#[test]
+fn closed_stdout_is_a_write_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"data").unwrap();
+    // `>&-`: the shell closes descriptor 1 before fasthash starts.
+    let output = Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!("exec '{FASTHASH}' f >&-"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).starts_with("fasthash: write error: "),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for i in 0..3000 {
+        let name = format!("f{i:05}");
+        std::fs::write(dir.path().join(&name), i.to_string()).unwrap();
+        names.push(name);
+    }
+    let mut child = fasthash()
+        .current_dir(dir.path())
+        .args(&names)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.ends_with("  f00000\n"), "{first}");
+    // Dropping the reader closes the pipe while fasthash still has lines to write.
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(text(&output.stderr), "", "no message on a closed pipe");
+    assert_eq!(output.status.code(), Some(0), "not killed by a signal");
+}
+
+#[test]
+fn unknown_algorithm_is_a_usage_error_listing_valid_names() {
+    let output = fasthash().args(["-a", "sha3"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("unknown algorithm 'sha3'"), "{stderr}");
+    for name in ["sha256", "blake3", "xxh128", "crc64nvme"] {
+        assert!(stderr.contains(name), "{stderr} should list {name}");
+    }
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn algorithm_names_are_case_insensitive_with_s3_aliases() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"hello world").unwrap();
+    for (names, expected) in [
+        (&["XXHASH64", "xxh64", "XxH64"][..], "45ab6734b21e6968"),
+        (&["xxhash3", "XXH3"], "d447b1ea40e6988b"),
+        (
+            &["xxhash128", "xxh128"],
+            "df8d09e93f874900a99b8775cc15b6c7",
+        ),
+        (&["CRC64NVME", "crc64nvme"], "8d29d5c3f6ea8ebe"),
+        (&["CRC32C"], "c99465aa"),
+        (&["CRC32"], "0d4a1185"),
+    ] {
+        for name in names {
+            let output = fasthash()
+                .current_dir(dir.path())
+                .args(["-a", name, "f"])
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{name}");
+            assert_eq!(text(&output.stdout), format!("{expected}  f\n"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn base64_digests_match_cksum_base64() {
+    // Values from ../shared/S3.md (computed with botocore/awscrt), which are cksum's base64 too.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"hello world").unwrap();
+    let output = fasthash()
+        .current_dir(dir.path())
+        .args(["-a", "sha256", "--base64", "--tag", "f"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&output.stdout),
+        "SHA256 (f) = uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=\n"
+    );
+}
