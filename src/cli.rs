@@ -124,11 +124,11 @@ pub struct Cli {
     pub ignore_missing: bool,
 
     /// With --check: do not print OK for each verified file
-    #[arg(long)]
+    #[arg(long, overrides_with_all = ["status", "warn"])]
     pub quiet: bool,
 
     /// With --check: print nothing; the exit status tells
-    #[arg(long)]
+    #[arg(long, overrides_with_all = ["quiet", "warn"])]
     pub status: bool,
 
     /// With --check: exit non-zero for improperly formatted lines
@@ -136,7 +136,7 @@ pub struct Cli {
     pub strict: bool,
 
     /// With --check: warn about improperly formatted lines
-    #[arg(short = 'w', long)]
+    #[arg(short = 'w', long, overrides_with_all = ["quiet", "status"])]
     pub warn: bool,
 
     /// Threads hashing files in parallel (default: one per core)
@@ -198,12 +198,20 @@ const COREUTILS_OPTIONS: &[GnuOption] = &[
     GnuOption {
         long: "quiet",
         short: None,
-        set: |c| c.quiet = true,
+        set: |c| {
+            c.quiet = true;
+            c.status = false;
+            c.warn = false;
+        },
     },
     GnuOption {
         long: "status",
         short: None,
-        set: |c| c.status = true,
+        set: |c| {
+            c.status = true;
+            c.quiet = false;
+            c.warn = false;
+        },
     },
     GnuOption {
         long: "strict",
@@ -227,7 +235,11 @@ const COREUTILS_OPTIONS: &[GnuOption] = &[
     GnuOption {
         long: "warn",
         short: Some(b'w'),
-        set: |c| c.warn = true,
+        set: |c| {
+            c.warn = true;
+            c.quiet = false;
+            c.status = false;
+        },
     },
     GnuOption {
         long: "zero",
@@ -394,6 +406,14 @@ mod tests {
         let cli = run(&["sha256sum", "a", "-bz", "--", "-c", "-"]);
         assert!(cli.binary && cli.zero && !cli.check);
         assert_eq!(cli.files, args(&["a", "-c", "-"]));
+    }
+
+    #[test]
+    fn last_of_status_quiet_and_warn_wins() {
+        let cli = run(&["md5sum", "-c", "--status", "-w"]);
+        assert!(cli.warn && !cli.status && !cli.quiet);
+        let cli = run(&["md5sum", "-c", "-w", "--quiet", "--status"]);
+        assert!(cli.status && !cli.warn && !cli.quiet);
     }
 
     #[test]

@@ -71,7 +71,7 @@ impl Config {
     }
 
     pub fn from_cli(cli: Cli, personality: Personality, program: String) -> Result<Config, Error> {
-        validate_gnu_combinations(&cli)?;
+        validate_gnu_combinations(&cli, personality)?;
         let mode = if cli.check { Mode::Check } else { Mode::Hash };
         let algorithm = match personality {
             Personality::Coreutils { algorithm, .. } => Some(algorithm),
@@ -120,13 +120,19 @@ impl Config {
 }
 
 /// The combinations coreutils' digest programs refuse, in the order they test them.
-fn validate_gnu_combinations(cli: &Cli) -> Result<(), Error> {
+fn validate_gnu_combinations(cli: &Cli, personality: Personality) -> Result<(), Error> {
     let check = cli.check;
     let binary_or_text = cli.binary || cli.text_typed;
-    let refusals: [(bool, &str); 9] = [
+    let is_coreutils = matches!(personality, Personality::Coreutils { .. });
+    let refusals: [(bool, &str); 10] = [
         (
             cli.tag && cli.text_typed,
             "--tag does not support --text mode",
+        ),
+        // fasthash itself reads NUL-terminated manifests; coreutils refuses them.
+        (
+            is_coreutils && cli.zero && check,
+            "the --zero option is not supported when verifying checksums",
         ),
         (
             cli.tag && check,

@@ -4,7 +4,7 @@
 use crate::config::Config;
 use crate::error::{Error, ExitStatus};
 use crate::format::line::write_digest_line;
-use crate::io::parallel::{for_each_ordered, is_broken_pipe};
+use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::read::hash_input;
 use crate::kernels::Algorithm;
 use crate::report::Reporter;
@@ -19,9 +19,14 @@ pub fn run(
 ) -> ExitStatus {
     let mut status = ExitStatus::Success;
     let mut write_failed = None;
+    let threads = if must_run_in_order(&config.inputs) {
+        1
+    } else {
+        config.threads
+    };
     for_each_ordered(
         &config.inputs,
-        config.threads,
+        threads,
         |input| hash_input(input, algorithm),
         |index, result| {
             let input = &config.inputs[index];

@@ -3,6 +3,7 @@
 //! `main.rs` parses into a [`config::Config`] and calls [`run`]; algorithms and CPU dispatch
 //! live in [`kernels`], reading and parallelism in [`io`], every text in and out in [`format`].
 
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod error;
@@ -24,9 +25,6 @@ pub fn run(config: &Config) -> ExitStatus {
     match (config.mode, config.algorithm) {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
         (Mode::Hash, None) => unreachable!("hash mode always has an algorithm"),
-        (Mode::Check, _) => {
-            reporter.message(b"--check is not available yet");
-            ExitStatus::Failure
-        }
+        (Mode::Check, _) => check::run(config, &mut out, &reporter),
     }
 }

@@ -37,6 +37,13 @@ impl Reporter {
         self.message(&error.render(self.style));
     }
 
+    /// A message placed after what `out` holds so far (see `error_after`).
+    pub fn message_after(&self, out: &mut impl Write, text: &[u8]) -> io::Result<()> {
+        let flushed = out.flush();
+        self.message(text);
+        flushed
+    }
+
     /// Flushes `out` first so the message lands after the lines before it. The flush's own
     /// error is returned: it belongs to standard output.
     pub fn error_after(&self, out: &mut impl Write, error: &Error) -> io::Result<()> {

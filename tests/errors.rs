@@ -84,18 +84,21 @@ fn unreadable_file_is_permission_denied() {
     )
     .unwrap();
     // The binary must be reachable by the unprivileged user too.
-    if !std::path::Path::new(FASTHASH)
-        .ancestors()
-        .skip(1)
-        .all(|p| p.metadata().map(|m| m.permissions().mode() & 0o001 != 0).unwrap_or(false))
-    {
+    if !std::path::Path::new(FASTHASH).ancestors().skip(1).all(|p| {
+        p.metadata()
+            .map(|m| m.permissions().mode() & 0o001 != 0)
+            .unwrap_or(false)
+    }) {
         eprintln!("skipped: the build directory is not reachable by an unprivileged user");
         return;
     }
     let Some(output) = unprivileged(&["secret", "open"], dir.path()) else {
         return;
     };
-    assert_eq!(text(&output.stderr), "fasthash: secret: Permission denied\n");
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: secret: Permission denied\n"
+    );
     assert_eq!(text(&output.stdout), format!("{EMPTY_SHA256}  open\n"));
     assert_eq!(output.status.code(), Some(1));
 }
@@ -186,10 +189,7 @@ fn algorithm_names_are_case_insensitive_with_s3_aliases() {
     for (names, expected) in [
         (&["XXHASH64", "xxh64", "XxH64"][..], "45ab6734b21e6968"),
         (&["xxhash3", "XXH3"], "d447b1ea40e6988b"),
-        (
-            &["xxhash128", "xxh128"],
-            "df8d09e93f874900a99b8775cc15b6c7",
-        ),
+        (&["xxhash128", "xxh128"], "df8d09e93f874900a99b8775cc15b6c7"),
         (&["CRC64NVME", "crc64nvme"], "8d29d5c3f6ea8ebe"),
         (&["CRC32C"], "c99465aa"),
         (&["CRC32"], "0d4a1185"),

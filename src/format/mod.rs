@@ -6,6 +6,7 @@
 
 pub mod escape;
 pub mod line;
+pub mod manifest;
 pub mod quote;
 
 pub use line::{DigestEncoding, LineStyle};

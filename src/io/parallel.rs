@@ -11,18 +11,23 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-/// Runs `work` on every input, on `threads` threads (0: one per core), and calls `deliver` with
-/// each result in input order. `deliver` returning `Break` stops the remaining work early.
-pub fn for_each_ordered<T, W, D>(inputs: &[Input], threads: usize, work: W, mut deliver: D)
+/// Whether a list of inputs must be read in order on one thread: standard input can be read
+/// only once, so a list naming it twice runs sequentially, as coreutils reads it.
+pub fn must_run_in_order<'a>(inputs: impl IntoIterator<Item = &'a Input>) -> bool {
+    inputs.into_iter().filter(|i| **i == Input::Stdin).count() > 1
+}
+
+/// Runs `work` on every item, on `threads` threads, and calls `deliver` with each result in
+/// item order. `deliver` returning `Break` stops the remaining work early.
+pub fn for_each_ordered<I, T, W, D>(items: &[I], threads: usize, work: W, mut deliver: D)
 where
+    I: Sync,
     T: Send,
-    W: Fn(&Input) -> T + Sync,
+    W: Fn(&I) -> T + Sync,
     D: FnMut(usize, T) -> ControlFlow<()>,
 {
-    // Standard input can be read only once and in order, so an input list naming it twice, or
-    // a single input, runs on this thread.
-    let stdin_count = inputs.iter().filter(|i| **i == Input::Stdin).count();
-    if threads == 1 || inputs.len() <= 1 || stdin_count > 1 {
+    let inputs = items;
+    if threads <= 1 || inputs.len() <= 1 {
         for (index, input) in inputs.iter().enumerate() {
             if deliver(index, work(input)).is_break() {
                 return;

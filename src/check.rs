@@ -1,0 +1,406 @@
+//! `--check`: verify manifests with coreutils' lines, messages and exit codes.
+//!
+//! Each manifest is parsed whole (`format::manifest`), its files hashed in parallel, and the
+//! results reported in manifest order: `NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or
+//! read`, then the summary warnings in coreutils' fixed order.
+
+use crate::cli::Personality;
+use crate::config::{CheckOptions, Config};
+use crate::error::{Error, ExitStatus};
+use crate::format::escape::{escape_name, needs_escape};
+use crate::format::manifest::{
+    algorithms_of_length, split_lines, Entry, Line, LineParser, ParseOptions,
+};
+use crate::format::quote::quote_name;
+use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
+use crate::io::read::hash_input;
+use crate::io::Input;
+use crate::kernels::{Algorithm, Digest};
+use crate::report::Reporter;
+use std::ffi::OsStr;
+use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+    let mut all_verified = true;
+    for manifest in &config.inputs {
+        match check_manifest(config, manifest, out, reporter) {
+            Ok(verified) => all_verified &= verified,
+            Err(e) if is_broken_pipe(&e) => return ExitStatus::Failure,
+            Err(e) => {
+                reporter.error(&Error::Write(e));
+                return ExitStatus::Failure;
+            }
+        }
+    }
+    match out.flush() {
+        Ok(()) if all_verified => ExitStatus::Success,
+        Ok(()) => ExitStatus::Failure,
+        Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
+        Err(e) => {
+            reporter.error(&Error::Write(e));
+            ExitStatus::Failure
+        }
+    }
+}
+
+/// Counts kept for one manifest, as coreutils keeps them.
+#[derive(Default)]
+struct Tally {
+    properly_formatted: bool,
+    improperly_formatted: u64,
+    unreadable: u64,
+    mismatched: u64,
+    matched_any: bool,
+    /// Untagged lines whose digest length fits several algorithms with no preferred one.
+    ambiguous: Vec<usize>,
+    /// Failed lines whose algorithm was the preferred reading of an ambiguous length.
+    guessed_and_failed: Vec<(Algorithm, usize)>,
+}
+
+/// What the worker hands back for one manifest line.
+enum Outcome {
+    NotChecked,
+    /// Whether the file matched (by the line's algorithm or its fallback), or why it could
+    /// not be read.
+    Verified(io::Result<bool>),
+}
+
+/// Hashes the named file and compares; a fallback algorithm is tried only on a mismatch.
+fn verify(entry: &Entry, input: &Input) -> io::Result<bool> {
+    let digest: Digest = hash_input(input, entry.algorithm)?;
+    if digest == entry.expected {
+        return Ok(true);
+    }
+    match entry.fallback {
+        Some(fallback) => Ok(hash_input(input, fallback)? == entry.expected),
+        None => Ok(false),
+    }
+}
+
+/// Checks one manifest; `Ok(true)` when everything it lists verified. An `Err` is a failure
+/// to write standard output.
+fn check_manifest(
+    config: &Config,
+    manifest: &Input,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> io::Result<bool> {
+    let manifest_name: &[u8] = match manifest {
+        Input::Stdin => b"standard input",
+        Input::Path(path) => path.as_os_str().as_bytes(),
+    };
+    let data = match read_manifest(manifest) {
+        Ok(data) => data,
+        Err(ManifestError::Open(source)) => {
+            reporter.error_after(
+                out,
+                &Error::Input {
+                    name: manifest.name_bytes().to_vec(),
+                    source,
+                },
+            )?;
+            return Ok(false);
+        }
+        Err(ManifestError::Read) => {
+            let mut text = quote_name(manifest_name);
+            text.extend_from_slice(b": read error");
+            reporter.message_after(out, &text)?;
+            return Ok(false);
+        }
+    };
+
+    let extensions = config.personality == Personality::Fasthash;
+    let terminator = if config.style.zero_terminated {
+        b'\0'
+    } else {
+        b'\n'
+    };
+    let mut parser = LineParser::new(ParseOptions {
+        algorithm: config.algorithm,
+        extensions,
+        manifest_is_stdin: *manifest == Input::Stdin,
+    });
+    let items: Vec<Item> = split_lines(&data, terminator, extensions)
+        .into_iter()
+        .enumerate()
+        .map(|(index, text)| {
+            let line = parser.parse(text);
+            let target = match &line {
+                Line::Entry(entry) => Some(input_for(&entry.name)),
+                _ => None,
+            };
+            Item {
+                line_number: index + 1,
+                line,
+                target,
+            }
+        })
+        .filter(|item| item.line != Line::Skip)
+        .collect();
+    let threads = if must_run_in_order(items.iter().filter_map(|i| i.target.as_ref())) {
+        1
+    } else {
+        config.threads
+    };
+
+    let mut tally = Tally::default();
+    let mut write_result = Ok(());
+    for_each_ordered(
+        &items,
+        threads,
+        |item| match (&item.line, &item.target) {
+            (Line::Entry(entry), Some(input)) => Outcome::Verified(verify(entry, input)),
+            _ => Outcome::NotChecked,
+        },
+        |position, outcome| {
+            let item = &items[position];
+            let result = report_line(
+                config,
+                manifest_name,
+                item.line_number,
+                &item.line,
+                outcome,
+                &mut tally,
+                out,
+                reporter,
+            );
+            match result {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    write_result = Err(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    write_result?;
+    report_summary(config, manifest_name, &tally, out, reporter)?;
+
+    let options = &config.check;
+    Ok(tally.properly_formatted
+        && tally.mismatched == 0
+        && tally.unreadable == 0
+        && (!options.strict || tally.improperly_formatted == 0)
+        && (!options.ignore_missing || tally.matched_any))
+}
+
+/// One manifest line that counts: what it says, and the file it names.
+struct Item {
+    line_number: usize,
+    line: Line,
+    target: Option<Input>,
+}
+
+fn input_for(name: &[u8]) -> Input {
+    if name == b"-" {
+        Input::Stdin
+    } else {
+        Input::Path(PathBuf::from(OsStr::from_bytes(name)))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_line(
+    config: &Config,
+    manifest_name: &[u8],
+    line_number: usize,
+    line: &Line,
+    outcome: Outcome,
+    tally: &mut Tally,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> io::Result<()> {
+    let options: &CheckOptions = &config.check;
+    match (line, outcome) {
+        (Line::Improper | Line::Ambiguous { .. }, _) => {
+            tally.improperly_formatted += 1;
+            if let Line::Ambiguous { digest_len } = line {
+                tally.ambiguous.push(*digest_len);
+            }
+            if options.warn {
+                let mut text = quote_name(manifest_name);
+                let kind = match config.algorithm {
+                    Some(algorithm) => format!("{} ", algorithm.bsd_tag()),
+                    None => String::new(),
+                };
+                text.extend_from_slice(
+                    format!(": {line_number}: improperly formatted {kind}checksum line").as_bytes(),
+                );
+                reporter.message_after(out, &text)?;
+            }
+            Ok(())
+        }
+        (Line::Entry(entry), Outcome::Verified(result)) => {
+            tally.properly_formatted = true;
+            match result {
+                Err(e) if options.ignore_missing && e.kind() == io::ErrorKind::NotFound => Ok(()),
+                Err(source) => {
+                    tally.unreadable += 1;
+                    reporter.error_after(
+                        out,
+                        &Error::Input {
+                            name: entry.name.clone(),
+                            source,
+                        },
+                    )?;
+                    write_status(out, options, &entry.name, "FAILED open or read")
+                }
+                Ok(verified) => {
+                    if verified {
+                        tally.matched_any = true;
+                        if options.quiet {
+                            return Ok(());
+                        }
+                        write_status(out, options, &entry.name, "OK")
+                    } else {
+                        tally.mismatched += 1;
+                        note_guess(entry, tally);
+                        write_status(out, options, &entry.name, "FAILED")
+                    }
+                }
+            }
+        }
+        (Line::Entry(_), Outcome::NotChecked) | (Line::Skip, _) => Ok(()),
+    }
+}
+
+fn note_guess(entry: &Entry, tally: &mut Tally) {
+    if entry.guessed_among_several && entry.fallback.is_none() {
+        let key = (entry.algorithm, entry.algorithm.digest_len());
+        if !tally.guessed_and_failed.contains(&key) {
+            tally.guessed_and_failed.push(key);
+        }
+    }
+}
+
+/// `NAME: STATUS`, the name escaped as coreutils 9.4 and later escape it.
+fn write_status(
+    out: &mut impl Write,
+    options: &CheckOptions,
+    name: &[u8],
+    status: &str,
+) -> io::Result<()> {
+    if options.status {
+        return Ok(());
+    }
+    if needs_escape(name) {
+        out.write_all(b"\\")?;
+    }
+    out.write_all(&escape_name(name))?;
+    out.write_all(b": ")?;
+    out.write_all(status.as_bytes())?;
+    out.write_all(b"\n")
+}
+
+fn plural(count: u64, one: &str, many: &str) -> String {
+    if count == 1 {
+        format!("WARNING: 1 {one}")
+    } else {
+        format!("WARNING: {count} {many}")
+    }
+}
+
+fn report_summary(
+    config: &Config,
+    manifest_name: &[u8],
+    tally: &Tally,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> io::Result<()> {
+    let quoted = quote_name(manifest_name);
+    let with_manifest = |text: &str| {
+        let mut line = quoted.clone();
+        line.extend_from_slice(text.as_bytes());
+        line
+    };
+    if !tally.properly_formatted {
+        reporter.message_after(
+            out,
+            &with_manifest(": no properly formatted checksum lines found"),
+        )?;
+    } else if !config.check.status {
+        if tally.improperly_formatted > 0 {
+            let text = plural(
+                tally.improperly_formatted,
+                "line is improperly formatted",
+                "lines are improperly formatted",
+            );
+            reporter.message_after(out, text.as_bytes())?;
+        }
+        if tally.unreadable > 0 {
+            let text = plural(
+                tally.unreadable,
+                "listed file could not be read",
+                "listed files could not be read",
+            );
+            reporter.message_after(out, text.as_bytes())?;
+        }
+        if tally.mismatched > 0 {
+            let text = plural(
+                tally.mismatched,
+                "computed checksum did NOT match",
+                "computed checksums did NOT match",
+            );
+            reporter.message_after(out, text.as_bytes())?;
+        }
+        if config.check.ignore_missing && !tally.matched_any {
+            reporter.message_after(out, &with_manifest(": no file was verified"))?;
+        }
+    }
+    if config.check.status {
+        return Ok(());
+    }
+    // fasthash's own hints, where it read an untagged line by its length.
+    let mut lengths = tally.ambiguous.clone();
+    lengths.sort_unstable();
+    lengths.dedup();
+    for digest_len in lengths {
+        let count = tally.ambiguous.iter().filter(|&&l| l == digest_len).count();
+        let names: Vec<&str> = algorithms_of_length(digest_len)
+            .iter()
+            .map(|a| a.name())
+            .collect();
+        let text = format!(
+            ": {count} untagged line{} with {}-digit digests could be {}; name the algorithm with -a",
+            if count == 1 { "" } else { "s" },
+            digest_len * 2,
+            names.join(" or "),
+        );
+        reporter.message_after(out, &with_manifest(&text))?;
+    }
+    for &(algorithm, digest_len) in &tally.guessed_and_failed {
+        let others: Vec<&str> = algorithms_of_length(digest_len)
+            .iter()
+            .filter(|&&a| a != algorithm)
+            .map(|a| a.name())
+            .collect();
+        let text = format!(
+            ": untagged {}-digit digests were checked as {}; if they are {}, use -a",
+            digest_len * 2,
+            algorithm.name(),
+            others.join(" or "),
+        );
+        reporter.message_after(out, &with_manifest(&text))?;
+    }
+    Ok(())
+}
+
+enum ManifestError {
+    Open(io::Error),
+    /// coreutils reports a failed read of a manifest without the system's reason.
+    Read,
+}
+
+fn read_manifest(manifest: &Input) -> Result<Vec<u8>, ManifestError> {
+    let mut data = Vec::new();
+    let read = match manifest {
+        Input::Stdin => io::stdin().lock().read_to_end(&mut data),
+        Input::Path(path) => std::fs::File::open(path)
+            .map_err(ManifestError::Open)?
+            .read_to_end(&mut data),
+    };
+    read.map(|_| data).map_err(|_| ManifestError::Read)
+}

@@ -1,0 +1,596 @@
+//! Parsing manifest lines for `--check`, from bytes, with no I/O.
+//!
+//! The grammar is coreutils' (`split_3` and `bsd_split_3` in `digest.c`): optional leading
+//! blanks, an optional `\` that marks an escaped name, then either a BSD line
+//! `TAG[ ](NAME)[ ]=[ ]DIGEST` (the name ends at the last `)`), or a GNU line
+//! `DIGEST<blank>[ |*]NAME`. Under its own name fasthash also reads what other tools write:
+//! any algorithm's tag in one manifest, xxhsum's `_LE` tags and `XXH3_` prefix, base64
+//! digests, a UTF-8 byte-order mark, and untagged lines whose algorithm is told by the
+//! digest's length.
+
+use super::escape::unescape_name;
+use crate::kernels::{Algorithm, Digest, ALGORITHMS};
+use base64::Engine as _;
+
+/// What a manifest line may hold, resolved from the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// `-a`, or the drop-in name's algorithm: only its lines are proper.
+    pub algorithm: Option<Algorithm>,
+    /// fasthash's own extensions (see the module comment); off for the coreutils names.
+    pub extensions: bool,
+    /// The manifest is standard input, so a line naming `-` cannot be checked.
+    pub manifest_is_stdin: bool,
+}
+
+/// One checkable line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub algorithm: Algorithm,
+    pub expected: Digest,
+    /// The file name, unescaped: raw bytes.
+    pub name: Vec<u8>,
+    /// The algorithm was inferred from the digest's length, and another algorithm has that
+    /// length too: worth a hint when the line fails.
+    pub guessed_among_several: bool,
+    /// A second algorithm that also verifies the line (see [`fallback_for_length`]).
+    pub fallback: Option<Algorithm>,
+}
+
+/// What one line turned out to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// Empty, or a `#` comment: not counted at all.
+    Skip,
+    Entry(Entry),
+    /// Not a checksum line this run can read.
+    Improper,
+    /// An untagged digest whose length fits several algorithms, none preferred.
+    Ambiguous {
+        digest_len: usize,
+    },
+}
+
+/// Reads lines one after another; coreutils keeps one piece of state across lines (whether
+/// the manifest uses the single-blank "reversed" layout), and so does this.
+pub struct LineParser {
+    options: ParseOptions,
+    single_blank_layout: Option<bool>,
+}
+
+/// Untagged digests read by length, when nothing else says which algorithm: the common
+/// meaning of each length (sha256sum, sha512sum, sha1sum, md5sum, sha224sum, sha384sum, and
+/// xxhsum for 16 digits). Four-byte digests (CRC32 or CRC32C) have no common meaning.
+const PREFERRED_BY_LENGTH: &[(usize, Algorithm)] = &[
+    (32, Algorithm::Sha256),
+    (64, Algorithm::Sha512),
+    (20, Algorithm::Sha1),
+    (16, Algorithm::Md5),
+    (28, Algorithm::Sha224),
+    (48, Algorithm::Sha384),
+    (8, Algorithm::Xxh64),
+];
+
+/// A second reading of an untagged length, tried when the preferred one does not match.
+/// Only between cryptographic hashes: a file that matches either digest still needs a
+/// preimage of one of them. (MD5 and XXH128 share 16 bytes, but XXH128 is not
+/// cryptographic, so an MD5 manifest is never satisfied by an XXH128 match.)
+pub fn fallback_for_length(digest_len: usize) -> Option<Algorithm> {
+    (digest_len == 32).then_some(Algorithm::Blake3)
+}
+
+/// The algorithm an untagged line of `digest_len` bytes is read as, if any.
+pub fn preferred_for_length(digest_len: usize) -> Option<Algorithm> {
+    PREFERRED_BY_LENGTH
+        .iter()
+        .find(|(len, _)| *len == digest_len)
+        .map(|&(_, algorithm)| algorithm)
+}
+
+/// Every algorithm with digests of this length, in table order.
+pub fn algorithms_of_length(digest_len: usize) -> Vec<Algorithm> {
+    Algorithm::all()
+        .filter(|a| a.digest_len() == digest_len)
+        .collect()
+}
+
+/// A BSD tag, with xxhsum's little-endian variants (`XXH64_LE`...).
+fn lookup_tag(tag: &[u8]) -> Option<(Algorithm, bool)> {
+    if let Some(base) = tag.strip_suffix(b"_LE") {
+        return ALGORITHMS
+            .iter()
+            .find(|info| info.bsd_tag.as_bytes() == base && info.bsd_tag.starts_with("XXH"))
+            .map(|info| (info.algorithm, true));
+    }
+    ALGORITHMS
+        .iter()
+        .find(|info| info.bsd_tag.as_bytes() == tag)
+        .map(|info| (info.algorithm, false))
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+fn is_digest_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'='
+}
+
+/// Decodes a digest written in hex (either case) or standard base64 to exactly `len` bytes.
+pub fn decode_digest(text: &[u8], len: usize) -> Option<Digest> {
+    if text.len() == len * 2 && text.iter().all(u8::is_ascii_hexdigit) {
+        let bytes: Vec<u8> = text
+            .chunks(2)
+            .map(|pair| (hex_value(pair[0]) << 4) | hex_value(pair[1]))
+            .collect();
+        return Some(Digest::from_slice(&bytes));
+    }
+    if text.len() == len.div_ceil(3) * 4 {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .ok()?;
+        if bytes.len() == len {
+            return Some(Digest::from_slice(&bytes));
+        }
+    }
+    None
+}
+
+fn hex_value(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => b - b'0',
+        b'a'..=b'f' => b - b'a' + 10,
+        _ => b - b'A' + 10,
+    }
+}
+
+/// The byte length a digest text stands for, hex first, then base64.
+fn digest_text_len(text: &[u8]) -> Option<usize> {
+    if !text.is_empty() && text.len() % 2 == 0 && text.iter().all(u8::is_ascii_hexdigit) {
+        return Some(text.len() / 2);
+    }
+    if !text.is_empty() && text.len() % 4 == 0 {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .ok()?;
+        return Some(decoded.len());
+    }
+    None
+}
+
+impl LineParser {
+    pub fn new(options: ParseOptions) -> LineParser {
+        LineParser {
+            options,
+            single_blank_layout: None,
+        }
+    }
+
+    /// Parses one line, its terminator (and a CR before a newline) already removed.
+    pub fn parse(&mut self, line: &[u8]) -> Line {
+        if line.is_empty() || line[0] == b'#' {
+            return Line::Skip;
+        }
+        let mut i = line
+            .iter()
+            .position(|&b| !is_space(b))
+            .unwrap_or(line.len());
+        if i == line.len() {
+            // Blank characters only: coreutils finds no digest there.
+            return Line::Improper;
+        }
+        let escaped = line[i] == b'\\';
+        if escaped {
+            i += 1;
+        }
+        let rest = &line[i..];
+
+        // A BSD line starts with a known tag followed by `(` or ` (`.
+        let tag_end = rest
+            .iter()
+            .position(|&b| b == b' ' || b == b'(')
+            .unwrap_or(rest.len());
+        if let Some((tag_algorithm, little_endian)) = lookup_tag(&rest[..tag_end]) {
+            let after_tag = &rest[tag_end..];
+            let after_tag = after_tag.strip_prefix(b" ").unwrap_or(after_tag);
+            let Some(tagged) = after_tag.strip_prefix(b"(") else {
+                return Line::Improper;
+            };
+            let allowed = match self.options.algorithm {
+                Some(forced) => forced == tag_algorithm && !little_endian,
+                None => self.options.extensions || !little_endian,
+            } && (self.options.extensions || !little_endian);
+            if !allowed {
+                return Line::Improper;
+            }
+            return self.parse_tagged(tagged, escaped, tag_algorithm, little_endian);
+        }
+        self.parse_untagged(rest, escaped)
+    }
+
+    fn parse_tagged(
+        &self,
+        s: &[u8],
+        escaped: bool,
+        algorithm: Algorithm,
+        little_endian: bool,
+    ) -> Line {
+        let Some(close) = s.iter().rposition(|&b| b == b')') else {
+            return Line::Improper;
+        };
+        let Some(name) = self.name(&s[..close], escaped) else {
+            return Line::Improper;
+        };
+        let mut j = close + 1;
+        while j < s.len() && is_blank(s[j]) {
+            j += 1;
+        }
+        if j == s.len() || s[j] != b'=' {
+            return Line::Improper;
+        }
+        j += 1;
+        while j < s.len() && is_blank(s[j]) {
+            j += 1;
+        }
+        let Some(mut expected) = self.decode(&s[j..], algorithm) else {
+            return Line::Improper;
+        };
+        if little_endian {
+            let mut bytes = expected.as_bytes().to_vec();
+            bytes.reverse();
+            expected = Digest::from_slice(&bytes);
+        }
+        Line::Entry(Entry {
+            algorithm,
+            expected,
+            name,
+            guessed_among_several: false,
+            fallback: None,
+        })
+    }
+
+    fn parse_untagged(&mut self, s: &[u8], escaped: bool) -> Line {
+        let (s, prefixed_xxh3) = match s.strip_prefix(b"XXH3_") {
+            Some(rest)
+                if self.options.extensions
+                    && matches!(self.options.algorithm, None | Some(Algorithm::Xxh3)) =>
+            {
+                (rest, true)
+            }
+            _ => (s, false),
+        };
+        let digest_end = s
+            .iter()
+            .position(|&b| !is_digest_char(b))
+            .unwrap_or(s.len());
+        let digest_text = &s[..digest_end];
+        // The digest must be followed by a blank, and something after it.
+        if digest_end + 1 >= s.len() + usize::from(digest_end == s.len())
+            || !is_space(s[digest_end])
+        {
+            return Line::Improper;
+        }
+        let mut j = digest_end + 1;
+
+        let mut fallback = None;
+        let (algorithm, guessed_among_several) = if let Some(forced) = self.options.algorithm {
+            (forced, false)
+        } else if prefixed_xxh3 {
+            (Algorithm::Xxh3, false)
+        } else if !self.options.extensions {
+            return Line::Improper;
+        } else {
+            let Some(len) = digest_text_len(digest_text) else {
+                return Line::Improper;
+            };
+            match preferred_for_length(len) {
+                Some(algorithm) => {
+                    fallback = fallback_for_length(len);
+                    (algorithm, algorithms_of_length(len).len() > 1)
+                }
+                None if algorithms_of_length(len).len() > 1 => {
+                    return Line::Ambiguous { digest_len: len }
+                }
+                None => match algorithms_of_length(len).first() {
+                    Some(&only) => (only, false),
+                    None => return Line::Improper,
+                },
+            }
+        };
+        let Some(expected) = self.decode(digest_text, algorithm) else {
+            return Line::Improper;
+        };
+
+        // `DIGEST  NAME` / `DIGEST *NAME`, or the single-blank layout `DIGEST NAME`; coreutils
+        // refuses to mix the two in one manifest.
+        let single_blank = s.len() - j == 0 || (s[j] != b' ' && s[j] != b'*');
+        if single_blank {
+            if self.single_blank_layout == Some(false) {
+                return Line::Improper;
+            }
+            self.single_blank_layout = Some(true);
+        } else if self.single_blank_layout != Some(true) {
+            self.single_blank_layout = Some(false);
+            j += 1;
+        }
+        let Some(name) = self.name(&s[j..], escaped) else {
+            return Line::Improper;
+        };
+        Line::Entry(Entry {
+            algorithm,
+            expected,
+            name,
+            guessed_among_several,
+            fallback,
+        })
+    }
+
+    fn decode(&self, text: &[u8], algorithm: Algorithm) -> Option<Digest> {
+        decode_digest(text, algorithm.digest_len())
+    }
+
+    fn name(&self, raw: &[u8], escaped: bool) -> Option<Vec<u8>> {
+        let name = if escaped {
+            unescape_name(raw)?
+        } else {
+            raw.to_vec()
+        };
+        if name.is_empty() || (self.options.manifest_is_stdin && name == b"-") {
+            return None;
+        }
+        Some(name)
+    }
+}
+
+/// Splits a manifest into lines: on `terminator`, dropping one CR before a newline, and (with
+/// fasthash's extensions) a UTF-8 byte-order mark at the very start.
+pub fn split_lines(data: &[u8], terminator: u8, strip_bom: bool) -> Vec<&[u8]> {
+    let data = if strip_bom {
+        data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data)
+    } else {
+        data
+    };
+    let mut lines: Vec<&[u8]> = data.split(|&b| b == terminator).collect();
+    if lines.last().is_some_and(|last| last.is_empty()) {
+        lines.pop();
+    }
+    if terminator == b'\n' {
+        for line in &mut lines {
+            if let Some(stripped) = line.strip_suffix(b"\r") {
+                *line = stripped;
+            }
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::hash;
+
+    const OPEN: ParseOptions = ParseOptions {
+        algorithm: None,
+        extensions: true,
+        manifest_is_stdin: false,
+    };
+
+    fn sha256_only() -> ParseOptions {
+        ParseOptions {
+            algorithm: Some(Algorithm::Sha256),
+            extensions: false,
+            manifest_is_stdin: false,
+        }
+    }
+
+    fn entry(options: ParseOptions, line: &[u8]) -> Entry {
+        match LineParser::new(options).parse(line) {
+            Line::Entry(entry) => entry,
+            other => panic!("{:?}: {other:?}", String::from_utf8_lossy(line)),
+        }
+    }
+
+    fn outcome(options: ParseOptions, line: &[u8]) -> Line {
+        LineParser::new(options).parse(line)
+    }
+
+    const H: &str = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+
+    #[test]
+    fn gnu_lines_text_binary_and_single_blank() {
+        let e = entry(sha256_only(), format!("{H}  a b").as_bytes());
+        assert_eq!(e.name, b"a b");
+        assert_eq!(e.expected, hash(Algorithm::Sha256, b"hello"));
+        assert_eq!(
+            entry(sha256_only(), format!("{H} *f").as_bytes()).name,
+            b"f"
+        );
+        assert_eq!(entry(sha256_only(), format!("{H} f").as_bytes()).name, b"f");
+        assert_eq!(
+            entry(sha256_only(), format!("{H}\tf").as_bytes()).name,
+            b"f"
+        );
+        assert_eq!(
+            entry(
+                sha256_only(),
+                format!("  {}  f", H.to_uppercase()).as_bytes()
+            )
+            .name,
+            b"f"
+        );
+    }
+
+    #[test]
+    fn single_blank_layout_is_not_mixed_with_the_usual_one() {
+        let mut parser = LineParser::new(sha256_only());
+        assert!(matches!(
+            parser.parse(format!("{H} f").as_bytes()),
+            Line::Entry(_)
+        ));
+        // The name keeps its leading blank, as in coreutils.
+        match parser.parse(format!("{H}  g").as_bytes()) {
+            Line::Entry(e) => assert_eq!(e.name, b" g"),
+            other => panic!("{other:?}"),
+        }
+        let mut parser = LineParser::new(sha256_only());
+        assert!(matches!(
+            parser.parse(format!("{H}  f").as_bytes()),
+            Line::Entry(_)
+        ));
+        assert_eq!(parser.parse(format!("{H} g").as_bytes()), Line::Improper);
+    }
+
+    #[test]
+    fn bsd_lines_and_openssl_spacing() {
+        for line in [
+            format!("SHA256 (a (b)) = {H}"),
+            format!("SHA256(a (b))= {H}"),
+            format!("SHA256 (a (b))={H}"),
+        ] {
+            assert_eq!(entry(sha256_only(), line.as_bytes()).name, b"a (b)");
+        }
+        assert_eq!(
+            outcome(sha256_only(), b"MD5 (f) = 5d41402abc4b2a76b9719d911017c592"),
+            Line::Improper
+        );
+        let md5 = entry(OPEN, b"MD5 (f) = 5d41402abc4b2a76b9719d911017c592");
+        assert_eq!(md5.algorithm, Algorithm::Md5);
+    }
+
+    #[test]
+    fn crc32_tag_is_not_a_prefix_of_crc32c() {
+        let crc32c = entry(OPEN, b"CRC32C (f) = c99465aa");
+        assert_eq!(crc32c.algorithm, Algorithm::Crc32c);
+        let crc32 = entry(OPEN, b"CRC32 (f) = 0d4a1185");
+        assert_eq!(crc32.algorithm, Algorithm::Crc32);
+    }
+
+    #[test]
+    fn escaped_names() {
+        let e = entry(sha256_only(), format!("\\{H}  a\\\\b\\nc\\rd").as_bytes());
+        assert_eq!(e.name, b"a\\b\nc\rd");
+        let e = entry(sha256_only(), format!("\\SHA256 (a\\nb) = {H}").as_bytes());
+        assert_eq!(e.name, b"a\nb");
+        // Without the leading backslash the name is literal.
+        assert_eq!(
+            entry(sha256_only(), format!("{H}  a\\nb").as_bytes()).name,
+            b"a\\nb"
+        );
+        assert_eq!(
+            outcome(sha256_only(), format!("\\{H}  a\\tb").as_bytes()),
+            Line::Improper
+        );
+    }
+
+    #[test]
+    fn comments_empty_and_garbage() {
+        assert_eq!(outcome(sha256_only(), b"# comment"), Line::Skip);
+        assert_eq!(outcome(sha256_only(), b""), Line::Skip);
+        assert_eq!(outcome(sha256_only(), b"garbage"), Line::Improper);
+        assert_eq!(outcome(sha256_only(), b"   "), Line::Improper);
+        assert_eq!(outcome(sha256_only(), H.as_bytes()), Line::Improper);
+        assert_eq!(
+            outcome(sha256_only(), format!("{}  f", &H[1..]).as_bytes()),
+            Line::Improper
+        );
+    }
+
+    #[test]
+    fn base64_digests() {
+        let e = entry(
+            sha256_only(),
+            b"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=  f",
+        );
+        assert_eq!(e.expected, hash(Algorithm::Sha256, b"hello"));
+        let e = entry(OPEN, b"CRC64NVME (f) = jSnVw/bqjr4=");
+        assert_eq!(e.expected, hash(Algorithm::Crc64Nvme, b"hello world"));
+    }
+
+    #[test]
+    fn length_decides_untagged_lines_with_documented_preferences() {
+        assert_eq!(
+            entry(OPEN, format!("{H}  f").as_bytes()).algorithm,
+            Algorithm::Sha256
+        );
+        let e = entry(OPEN, format!("{H}  f").as_bytes());
+        assert!(e.guessed_among_several);
+        assert_eq!(e.fallback, Some(Algorithm::Blake3));
+        assert_eq!(
+            entry(OPEN, b"5d41402abc4b2a76b9719d911017c592  f").fallback,
+            None
+        );
+        let md5 = entry(OPEN, b"5d41402abc4b2a76b9719d911017c592  f");
+        assert_eq!(md5.algorithm, Algorithm::Md5);
+        let sha1 = entry(OPEN, b"aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d  f");
+        assert_eq!(sha1.algorithm, Algorithm::Sha1);
+        assert!(!sha1.guessed_among_several);
+        let xxh64 = entry(OPEN, b"26c7827d889f6da3  f");
+        assert_eq!(xxh64.algorithm, Algorithm::Xxh64);
+        assert_eq!(
+            outcome(OPEN, b"0d4a1185  f"),
+            Line::Ambiguous { digest_len: 4 }
+        );
+        // The coreutils names never guess.
+        let strict = ParseOptions {
+            extensions: false,
+            ..OPEN
+        };
+        assert_eq!(
+            outcome(strict, format!("{H}  f").as_bytes()),
+            Line::Improper
+        );
+    }
+
+    #[test]
+    fn xxhsum_prefix_and_little_endian_tags() {
+        let e = entry(OPEN, b"XXH3_9555e8555c62dcfd  h");
+        assert_eq!(e.algorithm, Algorithm::Xxh3);
+        assert_eq!(e.expected, hash(Algorithm::Xxh3, b"hello"));
+        let le = entry(OPEN, b"XXH3_LE (h) = fddc625c55e85595");
+        assert_eq!(le.expected, hash(Algorithm::Xxh3, b"hello"));
+        let le128 = entry(OPEN, b"XXH128_LE (h) = 1838525eaacf79c77f3e1b07adc1e9b5");
+        assert_eq!(le128.expected, hash(Algorithm::Xxh128, b"hello"));
+        assert_eq!(
+            outcome(sha256_only(), b"XXH3_LE (h) = fddc625c55e85595"),
+            Line::Improper
+        );
+    }
+
+    #[test]
+    fn stdin_manifest_cannot_name_stdin() {
+        let options = ParseOptions {
+            manifest_is_stdin: true,
+            ..sha256_only()
+        };
+        assert_eq!(
+            outcome(options, format!("{H}  -").as_bytes()),
+            Line::Improper
+        );
+        assert_eq!(
+            entry(sha256_only(), format!("{H}  -").as_bytes()).name,
+            b"-"
+        );
+    }
+
+    #[test]
+    fn line_splitting_handles_crlf_bom_and_nul() {
+        assert_eq!(
+            split_lines(b"a\r\nb\n", b'\n', false),
+            vec![&b"a"[..], b"b"]
+        );
+        assert_eq!(split_lines(b"a\r\r\n", b'\n', false), vec![&b"a\r"[..]]);
+        assert_eq!(split_lines(b"\xef\xbb\xbfa", b'\n', true), vec![&b"a"[..]]);
+        assert_eq!(
+            split_lines(b"\xef\xbb\xbfa", b'\n', false),
+            vec![&b"\xef\xbb\xbfa"[..]]
+        );
+        assert_eq!(
+            split_lines(b"a\nb\0c\0", b'\0', false),
+            vec![&b"a\nb"[..], b"c"]
+        );
+    }
+}
