@@ -1,0 +1,505 @@
+//! `--check` end to end: round trips for every algorithm and layout, manifests written by the
+//! peers themselves, coreutils' messages and exit codes (compared with the real programs for
+//! the drop-in names), and every edge `docs/check.md` describes.
+
+mod common;
+
+use common::peer;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+const ALGORITHMS: &[&str] = &[
+    "sha256",
+    "sha224",
+    "sha384",
+    "sha512",
+    "sha1",
+    "md5",
+    "blake3",
+    "xxh64",
+    "xxh3",
+    "xxh128",
+    "crc32",
+    "crc32c",
+    "crc64nvme",
+];
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run(dir: &Path, program: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut command = Command::new(program);
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    if let Some(data) = stdin {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(data).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn fasthash(dir: &Path, args: &[&str]) -> Output {
+    run(dir, Path::new(FASTHASH), args, None)
+}
+
+/// Files with varied sizes and awkward names.
+fn tree() -> (tempfile::TempDir, Vec<OsString>) {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<OsString> = [
+        &b"plain"[..],
+        b"a space",
+        b"-dash",
+        b"back\\slash",
+        b"new\nline",
+        b"\xff\xfe bytes",
+        b"empty",
+    ]
+    .iter()
+    .map(|n| OsString::from_vec(n.to_vec()))
+    .collect();
+    for (i, name) in names.iter().enumerate() {
+        let size = if name == "empty" { 0 } else { i * 4099 + 17 };
+        let content: Vec<u8> = (0..size).map(|j| (j * 7 + i) as u8).collect();
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
+    (dir, names)
+}
+
+fn hash_to_manifest(dir: &Path, args: &[&str], names: &[OsString], manifest: &str) {
+    let mut command = Command::new(FASTHASH);
+    command.current_dir(dir).args(args).arg("--").args(names);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    std::fs::write(dir.join(manifest), output.stdout).unwrap();
+}
+
+#[test]
+fn round_trip_for_every_algorithm_and_layout() {
+    let (dir, names) = tree();
+    for algorithm in ALGORITHMS {
+        for layout in [
+            &[][..],
+            &["--tag"],
+            &["--base64"],
+            &["--tag", "--base64"],
+            &["-b"],
+        ] {
+            let mut args = vec!["-a", algorithm];
+            args.extend_from_slice(layout);
+            hash_to_manifest(dir.path(), &args, &names, "SUMS");
+            // With -a, and (where the layout says which algorithm) without it.
+            for with_algorithm in [true, false] {
+                let mut check = vec!["-c", "SUMS"];
+                if with_algorithm {
+                    check.extend_from_slice(&["-a", algorithm]);
+                }
+                let output = fasthash(dir.path(), &check);
+                let tagged = layout.contains(&"--tag");
+                let unique_length = matches!(*algorithm, "sha1" | "sha224" | "sha384" | "sha512");
+                if !with_algorithm && !tagged && !unique_length {
+                    continue; // the length alone may not tell; covered below
+                }
+                assert_eq!(
+                    output.status.code(),
+                    Some(0),
+                    "{algorithm} {layout:?} -a={with_algorithm}: {}{}",
+                    text(&output.stdout),
+                    text(&output.stderr)
+                );
+                let oks = text(&output.stdout).matches(": OK\n").count();
+                assert_eq!(oks, names.len(), "{algorithm} {layout:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn one_changed_byte_fails_with_coreutils_messages() {
+    let (dir, names) = tree();
+    for algorithm in ALGORITHMS {
+        hash_to_manifest(dir.path(), &["-a", algorithm, "--tag"], &names, "SUMS");
+        let path = dir.path().join("plain");
+        let mut content = std::fs::read(&path).unwrap();
+        content[5] ^= 1;
+        std::fs::write(&path, &content).unwrap();
+        let output = fasthash(dir.path(), &["-c", "SUMS"]);
+        assert_eq!(output.status.code(), Some(1), "{algorithm}");
+        assert!(
+            text(&output.stdout).starts_with("plain: FAILED\n"),
+            "{algorithm}"
+        );
+        assert_eq!(
+            text(&output.stderr),
+            "fasthash: WARNING: 1 computed checksum did NOT match\n",
+            "{algorithm}"
+        );
+        content[5] ^= 1;
+        std::fs::write(&path, &content).unwrap();
+    }
+}
+
+#[test]
+fn status_lines_escape_names_as_coreutils_does() {
+    let (dir, names) = tree();
+    hash_to_manifest(dir.path(), &[], &names, "SUMS");
+    let output = fasthash(dir.path(), &["-c", "SUMS"]);
+    assert!(output.status.success());
+    let stdout = output.stdout;
+    // coreutils 9.4 and later: a leading backslash and escapes for \, newline and CR.
+    assert!(stdout.windows(18).any(|w| w == b"\\back\\\\slash: OK\n\\"));
+    assert!(stdout.windows(15).any(|w| w == b"\\new\\nline: OK\n"));
+    assert!(stdout.windows(13).any(|w| w == b"\xff\xfe bytes: OK\n"));
+}
+
+#[test]
+fn manifests_written_by_the_peers_verify() {
+    let (dir, names) = tree();
+    // xxhsum 0.8.1 writes names raw; keep to names it writes the way it reads them.
+    let simple: Vec<OsString> = names
+        .iter()
+        .filter(|n| !n.as_encoded_bytes().iter().any(|b| b"\\\n".contains(b)))
+        .cloned()
+        .collect();
+    // b3sum writes names that are not UTF-8 through a lossy conversion, so its manifest cannot
+    // name them (b3sum -c refuses such lines too).
+    let utf8: Vec<OsString> = names
+        .iter()
+        .filter(|n| n.to_str().is_some())
+        .cloned()
+        .collect();
+    let cases: &[(&str, &[&str], &[OsString])] = &[
+        ("sha256sum", &[], &names),
+        ("sha256sum", &["--tag"], &names),
+        ("md5sum", &[], &names),
+        ("md5sum", &["--tag"], &names),
+        ("sha512sum", &["-b"], &names),
+        ("b3sum", &[], &utf8),
+        ("b3sum", &["--tag"], &utf8),
+        ("xxhsum", &[], &simple),
+        ("xxhsum", &["--tag"], &simple),
+        ("xxhsum", &["-H3"], &simple),
+        ("xxhsum", &["-H2", "--tag"], &simple),
+        ("xxhsum", &["-H3", "--tag", "--little-endian"], &simple),
+        ("xxhsum", &["-H1", "--tag", "--little-endian"], &simple),
+    ];
+    for (tool, args, list) in cases {
+        let Some(tool_path) = peer(tool) else {
+            continue;
+        };
+        let output = Command::new(&tool_path)
+            .current_dir(dir.path())
+            .args(*args)
+            .arg("--")
+            .args(*list)
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{tool} {args:?}");
+        std::fs::write(dir.path().join("PEER"), &output.stdout).unwrap();
+        let checked = fasthash(dir.path(), &["-c", "PEER"]);
+        assert_eq!(
+            checked.status.code(),
+            Some(0),
+            "{tool} {args:?}: {}{}",
+            text(&checked.stdout),
+            text(&checked.stderr)
+        );
+        assert_eq!(
+            text(&checked.stdout).matches(": OK\n").count(),
+            list.len(),
+            "{tool} {args:?}"
+        );
+    }
+}
+
+#[test]
+fn crlf_bom_and_nul_terminated_manifests() {
+    let (dir, names) = tree();
+    hash_to_manifest(dir.path(), &["-a", "sha1"], &names[..3], "SUMS");
+    let lf = std::fs::read(dir.path().join("SUMS")).unwrap();
+    let mut crlf_bom = b"\xef\xbb\xbf".to_vec();
+    for line in lf.split_inclusive(|&b| b == b'\n') {
+        crlf_bom.extend_from_slice(&line[..line.len() - 1]);
+        crlf_bom.extend_from_slice(b"\r\n");
+    }
+    std::fs::write(dir.path().join("CRLF"), &crlf_bom).unwrap();
+    let output = fasthash(dir.path(), &["-c", "--strict", "CRLF"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "plain: OK\na space: OK\n-dash: OK\n");
+
+    hash_to_manifest(dir.path(), &["-z", "-a", "xxh128"], &names, "ZERO");
+    let output = fasthash(dir.path(), &["-c", "-z", "-a", "xxh128", "ZERO"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).matches(": OK\n").count(), names.len());
+}
+
+#[test]
+fn missing_files_with_and_without_ignore_missing() {
+    let (dir, names) = tree();
+    hash_to_manifest(dir.path(), &[], &names[..2], "SUMS");
+    std::fs::remove_file(dir.path().join("a space")).unwrap();
+    let output = fasthash(dir.path(), &["-c", "SUMS"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stdout),
+        "plain: OK\na space: FAILED open or read\n"
+    );
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: 'a space': No such file or directory\n\
+         fasthash: WARNING: 1 listed file could not be read\n"
+    );
+    let output = fasthash(dir.path(), &["-c", "--ignore-missing", "SUMS"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(text(&output.stdout), "plain: OK\n");
+    std::fs::remove_file(dir.path().join("plain")).unwrap();
+    let output = fasthash(dir.path(), &["-c", "--ignore-missing", "SUMS"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: SUMS: no file was verified\n"
+    );
+}
+
+#[test]
+fn malformed_lines_with_warn_strict_quiet_and_status() {
+    let (dir, names) = tree();
+    hash_to_manifest(dir.path(), &["-a", "md5"], &names[..1], "SUMS");
+    let mut manifest = std::fs::read(dir.path().join("SUMS")).unwrap();
+    manifest.extend_from_slice(b"not a checksum line\n# a comment\n\n");
+    std::fs::write(dir.path().join("SUMS"), &manifest).unwrap();
+
+    let output = fasthash(dir.path(), &["-c", "SUMS"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(text(&output.stdout), "plain: OK\n");
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: WARNING: 1 line is improperly formatted\n"
+    );
+    let output = fasthash(dir.path(), &["-c", "-w", "-a", "md5", "SUMS"]);
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: SUMS: 2: improperly formatted MD5 checksum line\n\
+         fasthash: WARNING: 1 line is improperly formatted\n"
+    );
+    let output = fasthash(dir.path(), &["-c", "--strict", "SUMS"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = fasthash(dir.path(), &["-c", "--status", "SUMS"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty() && output.stderr.is_empty());
+    let output = fasthash(dir.path(), &["-c", "--quiet", "SUMS"]);
+    assert!(output.stdout.is_empty());
+
+    std::fs::write(dir.path().join("JUNK"), b"junk\nmore junk\n").unwrap();
+    let output = fasthash(dir.path(), &["-c", "JUNK"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: JUNK: no properly formatted checksum lines found\n"
+    );
+    // The manifest on standard input is named as coreutils names it.
+    let junk = std::fs::read(dir.path().join("JUNK")).unwrap();
+    let output = run(dir.path(), Path::new(FASTHASH), &["-c"], Some(&junk));
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: 'standard input': no properly formatted checksum lines found\n"
+    );
+}
+
+#[test]
+fn ambiguous_lengths_say_so_and_suggest_a() {
+    let (dir, names) = tree();
+    hash_to_manifest(dir.path(), &["-a", "crc32c"], &names[..1], "CRC");
+    let output = fasthash(dir.path(), &["-c", "CRC"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("could be crc32 or crc32c; name the algorithm with -a"),
+        "{stderr}"
+    );
+    let output = fasthash(dir.path(), &["-c", "-a", "crc32c", "CRC"]);
+    assert_eq!(output.status.code(), Some(0));
+
+    // 32 hex digits are read as MD5; an XXH128 manifest fails with a hint, never passes.
+    hash_to_manifest(dir.path(), &["-a", "xxh128"], &names[..1], "X128");
+    let output = fasthash(dir.path(), &["-c", "X128"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("were checked as md5; if they are xxh128, use -a"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn thread_count_does_not_change_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for i in 0..300 {
+        let name = format!("f{i:03}");
+        let size = (i * 7919) % 70_000;
+        std::fs::write(dir.path().join(&name), vec![i as u8; size]).unwrap();
+        names.push(OsString::from(name));
+    }
+    names.insert(100, OsString::from("missing"));
+    let mut manifest = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let digest = if i % 37 == 0 {
+            "0".repeat(64)
+        } else {
+            "1".repeat(64)
+        };
+        manifest.extend_from_slice(format!("{digest}  {}\n", name.to_str().unwrap()).as_bytes());
+    }
+    hash_to_manifest(dir.path(), &[], &names[..100], "GOOD");
+    let mut good = std::fs::read(dir.path().join("GOOD")).unwrap();
+    good.extend_from_slice(&manifest);
+    std::fs::write(dir.path().join("SUMS"), &good).unwrap();
+    let one = fasthash(dir.path(), &["-c", "-j", "1", "SUMS"]);
+    let many = fasthash(dir.path(), &["-c", "-j", "8", "SUMS"]);
+    assert_eq!(one.stdout, many.stdout);
+    assert_eq!(one.stderr, many.stderr);
+    assert_eq!(one.status.code(), Some(1));
+}
+
+/// The drop-in names against the real coreutils programs, on the cases of docs/check.md.
+#[test]
+fn drop_in_names_check_exactly_as_coreutils() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("plain"), b"hello\n").unwrap();
+    std::fs::write(d.join("empty"), b"").unwrap();
+    std::fs::write(d.join("a space"), b"hello\n").unwrap();
+    std::fs::create_dir(d.join("dir")).unwrap();
+    let h = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+    let e = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    let z = "0".repeat(64);
+    let manifests: &[(&str, String)] = &[
+        ("m_ok", format!("{h}  plain\n{e}  empty\n")),
+        ("m_bad", format!("{h}  plain\n{z}  empty\n{z}  a space\n")),
+        ("m_miss", format!("{h}  plain\n{h}  nonexist\n")),
+        ("m_missall", format!("{h}  nonexist\n{h}  nonexist2\n")),
+        ("m_fmt", format!("{h}  plain\ngarbage line\n{e}  empty\n")),
+        ("m_nofmt", "x\ny\n".to_string()),
+        ("m_empty", String::new()),
+        ("m_all", format!("{h}  plain\n{z}  empty\n{h}  nonexist\njunk\n")),
+        ("m_bsdmix", format!("{h} plain\n{e}  empty\n")),
+        ("m_bom", format!("\u{feff}{h}  plain\n{e}  empty\n")),
+        ("m_crlf", format!("{h}  plain\r\n{e}  empty\r\n")),
+        ("m_tags", format!("SHA256 (plain) = {h}\nMD5 (empty) = d41d8cd98f00b204e9800998ecf8427e\nSHA256(empty)= {e}\n")),
+        ("m_dir", format!("{h}  dir\n")),
+        ("m_trail", format!("{h}  plain  \n")),
+        ("m_upper", format!("  {}  plain\n# comment\n\n{e}\tempty\n", h.to_uppercase())),
+        // coreutils 9.1 and 9.7 escape status lines alike when the name holds a newline (they
+        // differ for a lone backslash or CR; fasthash follows 9.7, see docs/check.md).
+        ("m_esc", format!("\\{h}  new\\nline\n\\{h}  bad\\tescape\n")),
+    ];
+    for (name, content) in manifests {
+        std::fs::write(d.join(name), content).unwrap();
+    }
+    let Some(real) = peer("sha256sum") else {
+        return;
+    };
+    let links = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(FASTHASH, links.path().join("sha256sum")).unwrap();
+    let ours = links.path().join("sha256sum");
+    let option_sets: &[&[&str]] = &[
+        &["-c"],
+        &["-c", "-w"],
+        &["-c", "--strict"],
+        &["-c", "--quiet"],
+        &["-c", "--status"],
+        &["-c", "--ignore-missing"],
+        &["-c", "--status", "-w"],
+        &["-c", "-z"],
+    ];
+    let by_name = |program: &PathBuf, args: &[&str], stdin: Option<&[u8]>| -> Output {
+        let mut command = Command::new("sha256sum");
+        command.env("PATH", program.parent().unwrap());
+        command
+            .current_dir(d)
+            .args(args)
+            .env("LC_ALL", "C.UTF-8")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // Merge the two streams in program order, as a terminal shows them.
+        let mut child = command.spawn().unwrap();
+        {
+            use std::io::Write;
+            let mut input = child.stdin.take().unwrap();
+            if let Some(data) = stdin {
+                input.write_all(data).unwrap();
+            }
+        }
+        child.wait_with_output().unwrap()
+    };
+    let merged = |program: &PathBuf, args: &[&str]| -> (Vec<u8>, Option<i32>) {
+        let script = format!("exec sha256sum {} 2>&1", args.join(" "));
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", program.parent().unwrap().display()),
+            )
+            .env("LC_ALL", "C.UTF-8")
+            .current_dir(d)
+            .output()
+            .unwrap();
+        (output.stdout, output.status.code())
+    };
+    for options in option_sets {
+        for (name, _) in manifests {
+            let mut args = options.to_vec();
+            args.push(name);
+            let theirs = by_name(&real, &args, None);
+            let mine = by_name(&ours, &args, None);
+            let what = format!("sha256sum {args:?}");
+            assert_eq!(text(&mine.stdout), text(&theirs.stdout), "{what}: stdout");
+            assert_eq!(text(&mine.stderr), text(&theirs.stderr), "{what}: stderr");
+            assert_eq!(mine.status.code(), theirs.status.code(), "{what}: exit");
+            let (mine, my_code) = merged(&ours, &args);
+            let (theirs, their_code) = merged(&real, &args);
+            assert_eq!(text(&mine), text(&theirs), "{what}: merged order");
+            assert_eq!(my_code, their_code);
+        }
+    }
+    // Several manifests in one run, and a manifest on standard input.
+    let args = ["-c", "m_ok", "nonexist_manifest", "m_bad", "m_nofmt", "dir"];
+    let theirs = by_name(&real, &args, None);
+    let mine = by_name(&ours, &args, None);
+    assert_eq!(text(&mine.stdout), text(&theirs.stdout));
+    assert_eq!(text(&mine.stderr), text(&theirs.stderr));
+    assert_eq!(mine.status.code(), theirs.status.code());
+    for (_, content) in manifests {
+        let theirs = by_name(&real, &["-c"], Some(content.as_bytes()));
+        let mine = by_name(&ours, &["-c", "-"], Some(content.as_bytes()));
+        assert_eq!(
+            text(&mine.stdout),
+            text(&theirs.stdout),
+            "stdin {content:?}"
+        );
+        assert_eq!(
+            text(&mine.stderr),
+            text(&theirs.stderr),
+            "stdin {content:?}"
+        );
+        assert_eq!(mine.status.code(), theirs.status.code());
+    }
+}
