@@ -13,7 +13,7 @@ use crate::format::manifest::{
 };
 use crate::format::quote::quote_name;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
-use crate::io::read::hash_input;
+use crate::io::read::{hash_input, ReadOptions};
 use crate::io::Input;
 use crate::kernels::{Algorithm, Digest};
 use crate::report::Reporter;
@@ -69,13 +69,13 @@ enum Outcome {
 }
 
 /// Hashes the named file and compares; a fallback algorithm is tried only on a mismatch.
-fn verify(entry: &Entry, input: &Input) -> io::Result<bool> {
-    let digest: Digest = hash_input(input, entry.algorithm)?;
+fn verify(entry: &Entry, input: &Input, options: &ReadOptions) -> io::Result<bool> {
+    let digest: Digest = hash_input(input, entry.algorithm, options)?;
     if digest == entry.expected {
         return Ok(true);
     }
     match entry.fallback {
-        Some(fallback) => Ok(hash_input(input, fallback)? == entry.expected),
+        Some(fallback) => Ok(hash_input(input, fallback, options)? == entry.expected),
         None => Ok(false),
     }
 }
@@ -139,6 +139,10 @@ fn check_manifest(
             }
         })
         .filter(|item| item.line != Line::Skip)
+        .filter(|item| match &item.target {
+            Some(Input::Path(path)) => config.walk.filter.selects_listed(path),
+            _ => true,
+        })
         .collect();
     let threads = if must_run_in_order(items.iter().filter_map(|i| i.target.as_ref())) {
         1
@@ -149,14 +153,15 @@ fn check_manifest(
     let mut tally = Tally::default();
     let mut write_result = Ok(());
     for_each_ordered(
-        &items,
+        items.iter(),
         threads,
         |item| match (&item.line, &item.target) {
-            (Line::Entry(entry), Some(input)) => Outcome::Verified(verify(entry, input)),
+            (Line::Entry(entry), Some(input)) => {
+                Outcome::Verified(verify(entry, input, &config.read))
+            }
             _ => Outcome::NotChecked,
         },
-        |position, outcome| {
-            let item = &items[position];
+        |_, item, outcome| {
             let result = report_line(
                 config,
                 manifest_name,

@@ -143,9 +143,81 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
+    /// Hash the files under directories, recursively (sorted by name, hidden files included)
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
+
+    /// With -r: follow symbolic links met while walking (loops are reported, not followed);
+    /// links named on the command line are always followed
+    #[arg(short = 'L', long = "follow")]
+    pub follow: bool,
+
+    /// Skip files and directories matching GLOB (a GLOB without `/` matches names, one with
+    /// `/` the path below the walked directory); in --check, skip listed files that match
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Hash only files matching GLOB, or under a directory matching it (same rules as
+    /// --exclude)
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+
+    /// Read the names of the files to hash from FILE, one a line (`-`: standard input)
+    #[arg(long, value_name = "FILE", conflicts_with = "files0_from")]
+    pub files_from: Option<OsString>,
+
+    /// Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0`
+    /// writes; `-`: standard input)
+    #[arg(long, value_name = "FILE")]
+    pub files0_from: Option<OsString>,
+
+    /// Show the progress bar at once (default: only when standard error is a terminal and the
+    /// work takes more than a second)
+    #[arg(long, overrides_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never show a progress bar
+    #[arg(long, overrides_with = "progress")]
+    pub no_progress: bool,
+
+    /// Map every regular file into memory instead of reading it (default: map files of 4 MiB
+    /// and more)
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+
+    /// Never map files; always read them
+    #[arg(long, overrides_with = "mmap")]
+    pub no_mmap: bool,
+
     /// Explicit `-t`/`--text` was typed (GNU rejects `--tag --text`); set by the parsers.
     #[arg(skip)]
     pub text_typed: bool,
+}
+
+/// `fasthash bench`: the kernel and throughput of every algorithm on this CPU.
+#[derive(Parser, Debug)]
+#[command(
+    name = "fasthash bench",
+    about = "Show each algorithm's kernel on this CPU and its single-thread throughput \
+             on 64 B, 4 KiB and 1 MiB buffers in memory"
+)]
+pub struct BenchCli {
+    /// Seconds to spend measuring, in all
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = parse_seconds)]
+    pub seconds: f64,
+
+    /// Measure only these algorithms (repeat the option for several)
+    #[arg(short = 'a', long, value_name = "NAME", value_parser = parse_algorithm)]
+    pub algorithm: Vec<Algorithm>,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 3600.0 => Ok(seconds),
+        _ => Err(format!(
+            "'{text}' is not a number of seconds between 0 and 3600"
+        )),
+    }
 }
 
 fn parse_algorithm(name: &str) -> Result<Algorithm, String> {

@@ -1,10 +1,14 @@
 //! Turns what was typed into one validated `Config`: every choice resolved once, every
 //! conflicting combination rejected with coreutils' own wording.
 
-use crate::cli::{parse_coreutils, B3sumCli, Cli, GnuParse, Personality};
+use crate::bench::BenchOptions;
+use crate::cli::{parse_coreutils, B3sumCli, BenchCli, Cli, GnuParse, Personality};
 use crate::error::Error;
 use crate::format::{DigestEncoding, LineStyle};
 use crate::io::parallel::default_threads;
+use crate::io::progress::ProgressChoice;
+use crate::io::read::{MmapChoice, ReadOptions};
+use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
 use clap::Parser;
@@ -38,13 +42,27 @@ pub struct Config {
     pub check: CheckOptions,
     pub inputs: Vec<Input>,
     pub threads: usize,
+    pub read: ReadOptions,
+    pub walk: WalkOptions,
+    /// `--files-from` / `--files0-from`: the inputs are the names in this list.
+    pub names_from: Option<NameList>,
+    pub progress: ProgressChoice,
+}
+
+/// Where `--files-from`/`--files0-from` read the names to hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameList {
+    pub source: Input,
+    pub zero_terminated: bool,
 }
 
 /// What the command line asks for: a run, or text to print and leave.
 pub enum Action {
-    Run(Config),
+    Run(Box<Config>),
     /// `--help` / `--version` of a coreutils drop-in name.
     Print(String),
+    /// `fasthash bench`.
+    Bench(BenchOptions),
 }
 
 impl Config {
@@ -53,6 +71,14 @@ impl Config {
         let personality = Personality::from_argv0(args.first());
         let program = personality.message_name(args.first());
         let cli = match personality {
+            // `bench` is a command only as the first argument: `fasthash ./bench` hashes a file.
+            Personality::Fasthash if args.get(1).is_some_and(|a| a == "bench") => {
+                let bench = BenchCli::parse_from(args.into_iter().skip(1));
+                return Ok(Action::Bench(BenchOptions {
+                    seconds: bench.seconds,
+                    algorithms: bench.algorithm,
+                }));
+            }
             Personality::Fasthash => Cli::parse_fasthash(args),
             Personality::B3sum => B3sumCli::parse_from(args).into_cli(),
             Personality::Coreutils {
@@ -67,7 +93,7 @@ impl Config {
                 Err(message) => return Err(Error::usage(message)),
             },
         };
-        Config::from_cli(cli, personality, program).map(Action::Run)
+        Config::from_cli(cli, personality, program).map(|config| Action::Run(Box::new(config)))
     }
 
     pub fn from_cli(cli: Cli, personality: Personality, program: String) -> Result<Config, Error> {
@@ -101,6 +127,40 @@ impl Config {
             strict: cli.strict,
             warn: cli.warn,
         };
+        let names_from = match (&cli.files_from, &cli.files0_from) {
+            (Some(list), _) => Some((list.clone(), false)),
+            (None, Some(list)) => Some((list.clone(), true)),
+            (None, None) => None,
+        };
+        let names_from = match names_from {
+            None => None,
+            Some((list, zero_terminated)) => {
+                if let Some(operand) = cli.files.first() {
+                    return Err(Error::usage(format!(
+                        "extra operand {}\nfile operands cannot be combined with --files-from or --files0-from",
+                        String::from_utf8_lossy(&crate::format::quote::quote_name(
+                            std::os::unix::ffi::OsStrExt::as_bytes(operand.as_os_str())
+                        ))
+                    )));
+                }
+                Some(NameList {
+                    source: Input::from_arg(list),
+                    zero_terminated,
+                })
+            }
+        };
+        let filter = Filter::new(&cli.exclude, &cli.include)
+            .map_err(|e| Error::usage(format!("invalid glob: {e}")))?;
+        let walk = WalkOptions {
+            recursive: cli.recursive,
+            follow_links: cli.follow,
+            filter,
+        };
+        let progress = match (cli.progress, cli.no_progress) {
+            (true, _) => ProgressChoice::Always,
+            (_, true) => ProgressChoice::Never,
+            _ => ProgressChoice::Auto,
+        };
         let mut inputs: Vec<Input> = cli.files.into_iter().map(Input::from_arg).collect();
         if inputs.is_empty() {
             inputs.push(Input::Stdin);
@@ -115,6 +175,17 @@ impl Config {
             check,
             inputs,
             threads,
+            read: ReadOptions {
+                mmap: match (cli.mmap, cli.no_mmap) {
+                    (true, _) => MmapChoice::Always,
+                    (_, true) => MmapChoice::Never,
+                    _ => MmapChoice::Auto,
+                },
+                split_files: threads > 1,
+            },
+            walk,
+            names_from,
+            progress,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! `main.rs` parses into a [`config::Config`] and calls [`run`]; algorithms and CPU dispatch
 //! live in [`kernels`], reading and parallelism in [`io`], every text in and out in [`format`].
 
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod config;
@@ -20,6 +21,7 @@ use std::io::BufWriter;
 
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
+    io::parallel::configure_threads(config.threads);
     let reporter = Reporter::new(config.personality, config.program.clone());
     let mut out = BufWriter::with_capacity(64 * 1024, io::RawStdout);
     match (config.mode, config.algorithm) {

@@ -14,6 +14,17 @@ fn main() -> ExitCode {
     let program = personality.message_name(args.first());
     let status = match Config::from_args(args) {
         Ok(Action::Run(config)) => fasthash::run(&config),
+        Ok(Action::Bench(options)) => {
+            let mut stdout = std::io::stdout().lock();
+            match fasthash::bench::run(&options, &mut stdout) {
+                Ok(()) => ExitStatus::Success,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
+                Err(e) => {
+                    Reporter::new(personality, program).error(&Error::Write(e));
+                    ExitStatus::Failure
+                }
+            }
+        }
         Ok(Action::Print(text)) => {
             let mut stdout = std::io::stdout().lock();
             match stdout

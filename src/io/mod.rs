@@ -1,8 +1,11 @@
 //! Everything that touches files: naming inputs, reading them, and hashing many of them in
 //! parallel with results handed back in input order.
 
+pub mod mapped;
 pub mod parallel;
+pub mod progress;
 pub mod read;
+pub mod walk;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;

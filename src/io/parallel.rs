@@ -1,10 +1,13 @@
 //! Hashing many inputs on a rayon pool while one writer receives the results in input order.
 //!
-//! Workers send `(index, result)` over a channel; the caller's thread keeps the results that
-//! arrive early until their turn comes, so output is the same whatever the thread count, and
-//! starts as soon as the first input is done.
+//! Workers pull items from a (possibly lazy) iterator, so a directory walk feeds the pool as it
+//! goes, and send `(index, item, result)` over a channel; the caller's thread keeps the results
+//! that arrive early until their turn comes, so output is the same whatever the thread count,
+//! and starts as soon as the first input is done. Everything runs inside a pool of exactly the
+//! requested size, so `-j 1` also keeps a single file's CRC or BLAKE3 on one thread.
 
 use super::Input;
+use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::BTreeMap;
 use std::io;
 use std::ops::ControlFlow;
@@ -17,59 +20,55 @@ pub fn must_run_in_order<'a>(inputs: impl IntoIterator<Item = &'a Input>) -> boo
     inputs.into_iter().filter(|i| **i == Input::Stdin).count() > 1
 }
 
-/// Runs `work` on every item, on `threads` threads, and calls `deliver` with each result in
-/// item order. `deliver` returning `Break` stops the remaining work early.
-pub fn for_each_ordered<I, T, W, D>(items: &[I], threads: usize, work: W, mut deliver: D)
-where
-    I: Sync,
+/// Runs `work` on every item, on the global rayon pool (sized by [`configure_threads`]), or on
+/// the caller's thread alone when `threads` is 1, and calls `deliver` with each item and its
+/// result in item order. `deliver` returning `Break` stops the remaining work early.
+pub fn for_each_ordered<I, T, W, D>(
+    items: impl Iterator<Item = I> + Send,
+    threads: usize,
+    work: W,
+    mut deliver: D,
+) where
+    I: Send,
     T: Send,
     W: Fn(&I) -> T + Sync,
-    D: FnMut(usize, T) -> ControlFlow<()>,
+    D: FnMut(usize, I, T) -> ControlFlow<()>,
 {
-    let inputs = items;
-    if threads <= 1 || inputs.len() <= 1 {
-        for (index, input) in inputs.iter().enumerate() {
-            if deliver(index, work(input)).is_break() {
+    if threads <= 1 {
+        for (index, item) in items.enumerate() {
+            let result = work(&item);
+            if deliver(index, item, result).is_break() {
                 return;
             }
         }
         return;
     }
 
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool,
-        Err(_) => {
-            // Without threads we still hash everything, one input at a time.
-            return for_each_ordered(inputs, 1, work, deliver);
-        }
-    };
     let cancelled = AtomicBool::new(false);
-    let (sender, receiver) = mpsc::channel::<(usize, T)>();
+    let (sender, receiver) = mpsc::channel::<(usize, I, T)>();
     std::thread::scope(|scope| {
         let cancelled = &cancelled;
         let work = &work;
-        let pool = &pool;
         scope.spawn(move || {
-            use rayon::prelude::*;
-            pool.install(|| {
-                inputs
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(sender, |sender, (index, input)| {
-                        if cancelled.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let _ = sender.send((index, work(input)));
-                    });
-            });
+            items
+                .take_while(|_| !cancelled.load(Ordering::Relaxed))
+                .enumerate()
+                .par_bridge()
+                .for_each_with(sender, |sender, (index, item)| {
+                    if cancelled.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let result = work(&item);
+                    let _ = sender.send((index, item, result));
+                });
         });
 
         let mut pending = BTreeMap::new();
         let mut next = 0;
-        for (index, result) in receiver.iter() {
-            pending.insert(index, result);
-            while let Some(result) = pending.remove(&next) {
-                if deliver(next, result).is_break() {
+        for (index, item, result) in receiver.iter() {
+            pending.insert(index, (item, result));
+            while let Some((item, result)) = pending.remove(&next) {
+                if deliver(next, item, result).is_break() {
                     cancelled.store(true, Ordering::Relaxed);
                     return;
                 }
@@ -77,6 +76,15 @@ where
             }
         }
     });
+}
+
+/// Sizes rayon's global pool to `-j`, so files hashed side by side and the pieces of one split
+/// file share the same threads. Called once, before any work.
+pub fn configure_threads(threads: usize) {
+    // Fails only when the pool already exists (a second run in one process): keep that one.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build_global();
 }
 
 /// The number of threads to use when the user did not say.

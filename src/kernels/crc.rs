@@ -48,3 +48,16 @@ pub fn crc_to_digest(algorithm: Algorithm, crc: u64) -> Digest {
 pub fn combine(algorithm: Algorithm, crc_a: u64, crc_b: u64, len_b: u64) -> u64 {
     crc_fast::checksum_combine(crc_fast_algorithm(algorithm), crc_a, crc_b, len_b)
 }
+
+/// crc-fast's name for the path it runs on this CPU (e.g. `x86_64-avx512-vpclmulqdq`).
+pub fn calculator_target(algorithm: Algorithm) -> String {
+    crc_fast::get_calculator_target(crc_fast_algorithm(algorithm))
+}
+
+/// A whole buffer's CRC in one call.
+pub fn checksum(algorithm: Algorithm, data: &[u8]) -> Digest {
+    crc_to_digest(
+        algorithm,
+        crc_fast::checksum(crc_fast_algorithm(algorithm), data),
+    )
+}

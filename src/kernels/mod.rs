@@ -5,9 +5,11 @@
 //! all look an algorithm up in [`ALGORITHMS`].
 
 mod crc;
+pub mod detect;
 mod digest;
 
 pub use crc::combine as crc_combine;
+pub use crc::crc_to_digest as crc_digest;
 pub use digest::Digest;
 
 use std::fmt;
@@ -308,9 +310,24 @@ impl Hasher {
     }
 }
 
-/// Hashes a whole buffer at once.
+/// Hashes a whole buffer at once, through each crate's one-shot entry point: no streaming
+/// state to allocate and set up, which is most of the cost for inputs of a few hundred bytes
+/// (XXH3 of 16 bytes: 170 ns through the streaming state, a few ns one-shot).
 pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
-    let mut hasher = Hasher::new(algorithm);
-    hasher.update(data);
-    hasher.finalize()
+    use sha2::Digest as _;
+    match algorithm {
+        Algorithm::Sha224 => Digest::from_slice(&sha2::Sha224::digest(data)),
+        Algorithm::Sha256 => Digest::from_slice(&sha2::Sha256::digest(data)),
+        Algorithm::Sha384 => Digest::from_slice(&sha2::Sha384::digest(data)),
+        Algorithm::Sha512 => Digest::from_slice(&sha2::Sha512::digest(data)),
+        Algorithm::Sha1 => Digest::from_slice(&sha1::Sha1::digest(data)),
+        Algorithm::Md5 => Digest::from_slice(&md5::Md5::digest(data)),
+        Algorithm::Blake3 => Digest::from_slice(blake3::hash(data).as_bytes()),
+        Algorithm::Xxh64 => Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
+        Algorithm::Xxh3 => Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
+        Algorithm::Xxh128 => Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
+        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
+            crc::checksum(algorithm, data)
+        }
+    }
 }

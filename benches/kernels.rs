@@ -1,0 +1,74 @@
+//! Every algorithm's kernel by input size, one-shot (a new hasher, the input, the digest), the
+//! way fasthash hashes a file once it is in memory. `cargo bench --bench kernels`.
+//!
+//! The kernels come from crates that choose their CPU path at run time; the path each takes
+//! here is printed first (`fasthash bench` prints the same). Until fasthash has kernels of its
+//! own (with `FASTHASH_KERNEL` to force a tier), each algorithm has one path on a given CPU.
+
+use divan::counter::BytesCount;
+use divan::Bencher;
+use fasthash::kernels::detect::kernel_name;
+use fasthash::kernels::{hash, Algorithm, Hasher};
+
+const SIZES: &[usize] = &[16, 64, 1024, 4096, 64 * 1024, 1024 * 1024];
+
+fn main() {
+    for algorithm in Algorithm::all() {
+        eprintln!("{:<10} {}", algorithm.name(), kernel_name(algorithm));
+    }
+    divan::main();
+}
+
+fn input(len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761) as u8)
+        .collect()
+}
+
+fn one_shot(bencher: Bencher, algorithm: Algorithm, len: usize) {
+    let data = input(len);
+    bencher
+        .counter(BytesCount::new(len))
+        .bench(|| hash(algorithm, divan::black_box(&data)));
+}
+
+macro_rules! algorithm_benches {
+    ($($name:ident => $algorithm:expr),* $(,)?) => {
+        $(
+            #[divan::bench(args = SIZES)]
+            fn $name(bencher: Bencher, len: usize) {
+                one_shot(bencher, $algorithm, len);
+            }
+        )*
+    };
+}
+
+algorithm_benches! {
+    sha256 => Algorithm::Sha256,
+    sha224 => Algorithm::Sha224,
+    sha384 => Algorithm::Sha384,
+    sha512 => Algorithm::Sha512,
+    sha1 => Algorithm::Sha1,
+    md5 => Algorithm::Md5,
+    blake3 => Algorithm::Blake3,
+    xxh64 => Algorithm::Xxh64,
+    xxh3 => Algorithm::Xxh3,
+    xxh128 => Algorithm::Xxh128,
+    crc32 => Algorithm::Crc32,
+    crc32c => Algorithm::Crc32c,
+    crc64nvme => Algorithm::Crc64Nvme,
+}
+
+/// Streaming in 4 KiB updates (what a pipe or a small read buffer gives the hasher), 1 MiB in
+/// all: the cost of the update boundary per algorithm.
+#[divan::bench(args = [Algorithm::Sha256, Algorithm::Blake3, Algorithm::Xxh3, Algorithm::Crc64Nvme])]
+fn streamed_4k_updates(bencher: Bencher, algorithm: Algorithm) {
+    let data = input(1024 * 1024);
+    bencher.counter(BytesCount::new(data.len())).bench(|| {
+        let mut hasher = Hasher::new(algorithm);
+        for piece in data.chunks(4096) {
+            hasher.update(divan::black_box(piece));
+        }
+        hasher.finalize()
+    });
+}

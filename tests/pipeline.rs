@@ -1,0 +1,358 @@
+//! The pipeline: recursion, filters, name lists, every read path giving the same digest,
+//! stable order whatever the thread count, and files that change while they are hashed.
+
+mod common;
+
+use fasthash::io::read::{hash_file, MmapChoice, ReadOptions};
+use fasthash::kernels::{hash, Algorithm};
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+fn fasthash(dir: &Path, args: &[&str]) -> Output {
+    Command::new(FASTHASH)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = common::SplitMix64(seed);
+    let mut data = Vec::with_capacity(len + 8);
+    while data.len() < len {
+        data.extend_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    data.truncate(len);
+    data
+}
+
+/// Around the read paths' edges: empty, one buffer, the mapping threshold, window multiples.
+const SIZES: &[usize] = &[
+    0,
+    1,
+    256 * 1024,
+    256 * 1024 + 1,
+    4 * 1024 * 1024 - 1,
+    4 * 1024 * 1024,
+    8 * 1024 * 1024 + 1,
+    24 * 1024 * 1024 + 3,
+];
+
+#[test]
+fn every_read_path_gives_the_one_shot_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pseudo_random(*SIZES.last().unwrap(), 7);
+    for &size in SIZES {
+        let path = dir.path().join(format!("f{size}"));
+        fs::write(&path, &data[..size]).unwrap();
+        for algorithm in Algorithm::all() {
+            let expected = hash(algorithm, &data[..size]);
+            for mmap in [MmapChoice::Auto, MmapChoice::Always, MmapChoice::Never] {
+                for split_files in [false, true] {
+                    let options = ReadOptions { mmap, split_files };
+                    let got = hash_file(File::open(&path).unwrap(), algorithm, &options).unwrap();
+                    assert_eq!(
+                        got, expected,
+                        "{algorithm} of {size} bytes, {mmap:?}, split {split_files}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A tree with nested directories, hidden files, awkward names and a file large enough to be
+/// mapped and split.
+fn make_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut add = |relative: &str, content: Vec<u8>| {
+        let path = root.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &content).unwrap();
+        files.push((relative.to_string(), content));
+    };
+    for i in 0..150 {
+        add(
+            &format!("d{}/sub{}/file {i}", i % 7, i % 3),
+            pseudo_random(i * 997, i as u64),
+        );
+    }
+    add(".hidden/h", b"hidden".to_vec());
+    add("big/large.bin", pseudo_random(9 * 1024 * 1024 + 5, 99));
+    add("a.b", b"dot".to_vec());
+    add("a/c", b"slash".to_vec());
+    add("-dash", b"dash".to_vec());
+    files
+}
+
+#[test]
+fn recursion_hashes_every_file_in_the_same_order_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = make_tree(dir.path());
+    for algorithm in ["sha256", "crc32c", "blake3"] {
+        let one = fasthash(dir.path(), &["-r", "-j", "1", "-a", algorithm, "."]);
+        let many = fasthash(dir.path(), &["-r", "-j", "8", "-a", algorithm, "."]);
+        assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+        assert_eq!(one.stdout, many.stdout, "{algorithm}: -j 1 and -j 8 differ");
+        let lines: Vec<String> = text(&one.stdout).lines().map(str::to_string).collect();
+        assert_eq!(lines.len(), files.len());
+        // Every file once, with its own digest.
+        let parsed = Algorithm::from_name(algorithm).unwrap();
+        for (relative, content) in &files {
+            let expected = format!("{}  ./{relative}", hash(parsed, content).to_hex());
+            assert!(lines.contains(&expected), "missing {expected}");
+        }
+        // Sorted by name within each directory: `a` and everything under it before `a.b`.
+        let position = |name: &str| lines.iter().position(|l| l.ends_with(name)).unwrap();
+        assert!(position("  ./.hidden/h") < position("  ./a/c"));
+        assert!(position("  ./a/c") < position("  ./a.b"));
+        assert!(position("d0/sub0/file 0") < position("d0/sub0/file 105"));
+    }
+}
+
+#[test]
+fn excludes_and_includes_filter_files_and_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "src/main.rs",
+        "src/lib.rs",
+        "src/notes.txt",
+        "target/out.rs",
+        "docs/x.md",
+    ] {
+        let path = dir.path().join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, name).unwrap();
+    }
+    let names = |args: &[&str]| -> Vec<String> {
+        let mut full = vec!["-r"];
+        full.extend_from_slice(args);
+        full.push(".");
+        let output = fasthash(dir.path(), &full);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        text(&output.stdout)
+            .lines()
+            .map(|l| l.split_once("  ./").unwrap().1.to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&["--exclude", "target", "--exclude", "*.txt"]),
+        ["docs/x.md", "src/lib.rs", "src/main.rs"]
+    );
+    assert_eq!(
+        names(&["--include", "*.rs"]),
+        ["src/lib.rs", "src/main.rs", "target/out.rs"]
+    );
+    assert_eq!(
+        names(&["--include", "*.rs", "--exclude", "target"]),
+        ["src/lib.rs", "src/main.rs"]
+    );
+    assert_eq!(names(&["--include", "docs"]), ["docs/x.md"]);
+    assert_eq!(
+        names(&["--exclude", "src/*.rs"]),
+        ["docs/x.md", "src/notes.txt", "target/out.rs"]
+    );
+
+    // The same filters apply to the names a manifest lists.
+    let manifest = fasthash(dir.path(), &["-r", "."]);
+    fs::write(dir.path().join("SUMS"), &manifest.stdout).unwrap();
+    fs::write(dir.path().join("target/out.rs"), "changed").unwrap();
+    let check = fasthash(dir.path(), &["-c", "SUMS"]);
+    assert_eq!(check.status.code(), Some(1));
+    let check = fasthash(dir.path(), &["-c", "--exclude", "target", "SUMS"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+    assert!(!text(&check.stdout).contains("out.rs"));
+
+    let bad = fasthash(dir.path(), &["--exclude", "a[", "-r", "."]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("invalid glob"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn files_from_and_files0_from_read_names_as_gnu_does() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("one"), b"1").unwrap();
+    fs::write(dir.path().join("two words"), b"2").unwrap();
+    fs::write(dir.path().join("new\nline"), b"3").unwrap();
+    let direct = fasthash(dir.path(), &["one", "two words", "new\nline"]);
+    assert_eq!(direct.status.code(), Some(0));
+
+    fs::write(dir.path().join("list0"), b"one\0two words\0new\nline\0").unwrap();
+    let listed = fasthash(dir.path(), &["--files0-from", "list0"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
+    assert_eq!(listed.stdout, direct.stdout);
+
+    fs::write(dir.path().join("list"), b"one\ntwo words\n").unwrap();
+    let listed = fasthash(dir.path(), &["--files-from", "list"]);
+    let expected = fasthash(dir.path(), &["one", "two words"]);
+    assert_eq!(listed.stdout, expected.stdout);
+
+    let mut child = Command::new(FASTHASH)
+        .current_dir(dir.path())
+        .args(["--files0-from", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"one\0two words\0new\nline\0")
+        .unwrap();
+    assert_eq!(child.wait_with_output().unwrap().stdout, direct.stdout);
+
+    let missing = fasthash(dir.path(), &["--files-from", "no-such-list"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        text(&missing.stderr),
+        "fasthash: no-such-list: No such file or directory\n"
+    );
+    let operand = fasthash(dir.path(), &["--files0-from", "list0", "one"]);
+    assert_eq!(operand.status.code(), Some(2));
+    assert!(text(&operand.stderr).contains("extra operand"));
+}
+
+#[test]
+fn procfs_files_and_fifos_are_read_as_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let version = fs::read("/proc/version").unwrap();
+    assert!(!version.is_empty());
+    let output = fasthash(dir.path(), &["-a", "md5", "--mmap", "/proc/version"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        format!(
+            "{}  /proc/version\n",
+            hash(Algorithm::Md5, &version).to_hex()
+        )
+    );
+
+    let fifo = dir.path().join("fifo");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let data = pseudo_random(3 * 1024 * 1024 + 11, 5);
+    let writer = {
+        let fifo = fifo.clone();
+        let data = data.clone();
+        std::thread::spawn(move || {
+            let mut pipe = fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            pipe.write_all(&data).unwrap();
+        })
+    };
+    let output = fasthash(dir.path(), &["--mmap", "fifo"]);
+    writer.join().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        format!("{}  fifo\n", hash(Algorithm::Sha256, &data).to_hex())
+    );
+}
+
+/// Starts fasthash on a sparse file big enough to take a while, truncates the file under it,
+/// and expects the file reported as changed (exit 1, no signal) and the other file correct.
+fn truncated_while_hashed(mmap_flag: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    File::create(&big)
+        .unwrap()
+        .set_len(6 * 1024 * 1024 * 1024)
+        .unwrap();
+    fs::write(dir.path().join("small"), b"small").unwrap();
+    let started = Instant::now();
+    let child = Command::new(FASTHASH)
+        .current_dir(dir.path())
+        .args(["-j", "1", "-a", "sha256", mmap_flag, "big", "small"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    File::options()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "hashing did not stop in time"
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{mmap_flag}: killed by a signal or wrong status: {:?} {}",
+        output.status,
+        text(&output.stderr)
+    );
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: big: file changed as we read it\n"
+    );
+    assert_eq!(
+        text(&output.stdout),
+        format!("{}  small\n", hash(Algorithm::Sha256, b"small").to_hex())
+    );
+}
+
+#[test]
+fn a_file_truncated_while_mapped_is_reported_not_fatal() {
+    truncated_while_hashed("--mmap");
+}
+
+#[test]
+fn a_file_truncated_while_read_is_reported() {
+    truncated_while_hashed("--no-mmap");
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("sparse");
+    File::create(&big)
+        .unwrap()
+        .set_len(2 * 1024 * 1024 * 1024)
+        .unwrap();
+    let started = Instant::now();
+    let output = fasthash(dir.path(), &["-a", "sha256", "sparse"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        started.elapsed() > Duration::from_millis(1200),
+        "the run was too short to have shown a bar"
+    );
+    assert_eq!(text(&output.stderr), "");
+    let line = text(&output.stdout);
+    assert!(
+        line.ends_with("  sparse\n") && line.len() == 64 + 2 + 7,
+        "{line}"
+    );
+}
+
+#[test]
+fn names_are_bytes_under_recursion() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9 back\\slash");
+    fs::write(dir.path().join(name), b"x").unwrap();
+    let ours = fasthash(dir.path(), &["-r", "."]);
+    let theirs = Command::new("sha256sum")
+        .current_dir(dir.path())
+        .arg(Path::new(".").join(name))
+        .output()
+        .unwrap();
+    assert_eq!(ours.stdout, theirs.stdout);
+}
