@@ -23,7 +23,7 @@ use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+pub fn run(config: &Config, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
     let mut all_verified = true;
     for manifest in &config.inputs {
         match check_manifest(config, manifest, out, reporter) {
@@ -85,7 +85,7 @@ fn verify(entry: &Entry, input: &Input, options: &ReadOptions) -> io::Result<boo
 fn check_manifest(
     config: &Config,
     manifest: &Input,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     reporter: &Reporter,
 ) -> io::Result<bool> {
     let manifest_name: &[u8] = match manifest {

@@ -17,7 +17,7 @@ use std::ops::ControlFlow;
 pub fn run(
     config: &Config,
     algorithm: Algorithm,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     reporter: &Reporter,
 ) -> ExitStatus {
     let mut status = ExitStatus::Success;
