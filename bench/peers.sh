@@ -167,6 +167,12 @@ group "tree4k-blake3" "$tree4k_bytes" "$n4k" -- "$fasthash -r -a blake3 $tree4k"
 group "tree4k-xxh3" "$tree4k_bytes" "$n4k" -- "$fasthash -r -a xxh3 $tree4k" \
   "xargs -a $list4k -n 100000 xxhsum -H3"
 
+# Verification against hashing the same files (and coreutils verifying them).
+sums256="$data/sums-256k"
+"$fasthash" -r -a sha256 "$tree256" > "$sums256"
+group "check256k-sha256" "$tree256_bytes" "$n256" -- "$fasthash -c $sums256" \
+  "$fasthash -r -a sha256 $tree256" "sha256sum -c $sums256"
+
 # ---- limits ---------------------------------------------------------------------------------
 half=$((big_bytes / 2 / 1048576))
 group "limit-page-cache" "$big_bytes" 1 -- "cat $big" \

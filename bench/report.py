@@ -28,6 +28,8 @@ GOALS = {
     ("tree4k-sha256", "rhash -r --sha256"): 1.8,
     ("tree4k-blake3", "b3sum (xargs)"): 2.0,
     ("tree256k-xxh3", "xxhsum -H3 (xargs -P 2)"): 1.0,
+    ("check256k-sha256", "fasthash -r -a sha256"): 1.0,
+    ("check256k-sha256", "sha256sum -c"): None,
 }
 
 
@@ -68,7 +70,7 @@ def load(json_dir):
             for r in results
         ]
         groups.append({"name": group, "bytes": int(size), "files": int(files), "rows": rows})
-    order = {"big": 0, "mid": 1, "tree256k": 2, "tree4k": 3, "limit": 4}
+    order = {"big": 0, "mid": 1, "tree256k": 2, "tree4k": 3, "check256k": 4, "limit": 5}
     groups.sort(key=lambda g: (order.get(g["name"].split("-")[0], 9), g["name"]))
     return groups
 
@@ -117,6 +119,8 @@ def describe(group):
         size = f"{group['bytes'] / 2**20:.0f} MiB file"
     if kind == "limit":
         return "page-cache read of the big file"
+    if kind == "check256k":
+        return f"--check of {group['files']:,} files of 256 KiB (SHA-256), beside hashing them"
     return f"{algo.upper().replace('-J1', ', one thread')}, {size}"
 
 

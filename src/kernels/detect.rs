@@ -123,7 +123,7 @@ pub fn select(algorithm: Algorithm, caps: &Capabilities) -> String {
                 "sha1: portable".into()
             }
         }
-        Algorithm::Md5 => "md-5: portable".into(),
+        Algorithm::Md5 => "fasthash: short-chain scalar".into(),
         Algorithm::Blake3 => {
             let path = if caps.avx512f && caps.avx512vl {
                 "AVX-512"

@@ -7,6 +7,7 @@
 mod crc;
 pub mod detect;
 mod digest;
+mod md5;
 
 pub use crc::combine as crc_combine;
 pub use crc::crc_to_digest as crc_digest;
@@ -266,7 +267,7 @@ impl Hasher {
                 State::Sha512(Box::new(ring::digest::Context::new(&ring::digest::SHA512)))
             }
             Algorithm::Sha1 => State::Sha1(Box::new(sha1::Sha1::new())),
-            Algorithm::Md5 => State::Md5(Box::new(md5::Md5::new())),
+            Algorithm::Md5 => State::Md5(Box::default()),
             Algorithm::Blake3 => State::Blake3(Box::new(blake3::Hasher::new())),
             Algorithm::Xxh64 => State::Xxh64(Box::new(xxhash_rust::xxh64::Xxh64::new(0))),
             Algorithm::Xxh3 => State::Xxh3(Box::new(xxhash_rust::xxh3::Xxh3::new())),
@@ -328,7 +329,7 @@ pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
             Digest::from_slice(ring::digest::digest(&ring::digest::SHA512, data).as_ref())
         }
         Algorithm::Sha1 => Digest::from_slice(&sha1::Sha1::digest(data)),
-        Algorithm::Md5 => Digest::from_slice(&md5::Md5::digest(data)),
+        Algorithm::Md5 => Digest::from_slice(&md5::digest(data)),
         Algorithm::Blake3 => Digest::from_slice(blake3::hash(data).as_bytes()),
         Algorithm::Xxh64 => Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
         Algorithm::Xxh3 => Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
