@@ -180,6 +180,49 @@ pub struct Cli {
     #[arg(long, overrides_with = "progress")]
     pub no_progress: bool,
 
+    /// Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it):
+    /// `VALUE  NAME`
+    #[arg(long, help_heading = "Amazon S3")]
+    pub s3: bool,
+
+    /// Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)
+    #[arg(long, help_heading = "Amazon S3")]
+    pub s3_header: bool,
+
+    /// Print one JSON object a line: name, size, algorithm, digest, S3 header and value,
+    /// checksum type, parts, ETag
+    #[arg(long, help_heading = "Amazon S3")]
+    pub json: bool,
+
+    /// What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024;
+    /// 8MiB, 5M, 16777216)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg, help_heading = "Amazon S3")]
+    pub part_size: Option<u64>,
+
+    /// With --part-size: composite (the checksum of the part checksums, `-N`) or full-object
+    /// (the whole object's CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object
+    /// for crc64nvme
+    #[arg(long, value_name = "TYPE", value_parser = ["composite", "full-object"], help_heading = "Amazon S3")]
+    pub checksum_type: Option<String>,
+
+    /// Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)
+    #[arg(long, help_heading = "Amazon S3")]
+    pub etag: bool,
+
+    /// With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts
+    #[arg(long, help_heading = "Amazon S3")]
+    pub no_part_limits: bool,
+
+    /// What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object),
+    /// aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag
+    #[arg(long, value_name = "CLIENT", value_parser = ["aws-cli-v2", "aws-cli-v1", "boto3"], help_heading = "Amazon S3")]
+    pub s3_preset: Option<String>,
+
+    /// Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or
+    /// `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`
+    #[arg(long, value_name = "JSON", help_heading = "Amazon S3")]
+    pub verify_s3: Option<OsString>,
+
     /// Map every regular file into memory instead of reading it (default: map files of 4 MiB
     /// and more)
     #[arg(long, overrides_with = "no_mmap")]
@@ -209,6 +252,10 @@ pub struct BenchCli {
     /// Measure only these algorithms (repeat the option for several)
     #[arg(short = 'a', long, value_name = "NAME", value_parser = parse_algorithm)]
     pub algorithm: Vec<Algorithm>,
+}
+
+fn parse_size_arg(text: &str) -> Result<u64, String> {
+    crate::s3::parse_size(text)
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -322,7 +369,7 @@ const COREUTILS_OPTIONS: &[GnuOption] = &[
 
 /// What a coreutils command line asked for beyond hashing.
 pub enum GnuParse {
-    Run(Cli),
+    Run(Box<Cli>),
     Help,
     Version,
 }
@@ -405,7 +452,7 @@ pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, String> {
     if wants_version {
         return Ok(GnuParse::Version);
     }
-    Ok(GnuParse::Run(cli))
+    Ok(GnuParse::Run(Box::new(cli)))
 }
 
 /// b3sum's command line (the options fasthash supports of it).
@@ -460,7 +507,7 @@ mod tests {
 
     fn run(list: &[&str]) -> Cli {
         match parse_coreutils(&args(list)) {
-            Ok(GnuParse::Run(cli)) => cli,
+            Ok(GnuParse::Run(cli)) => *cli,
             Ok(_) => panic!("expected a run"),
             Err(e) => panic!("unexpected error {e}"),
         }

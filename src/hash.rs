@@ -1,17 +1,22 @@
 //! Hash mode: every input expanded (directories walked under `-r`), hashed in parallel, one
-//! line each in input order, failures reported in place and counted.
+//! line each in input order, failures reported in place and counted. The same driver prints
+//! S3's values when the S3 options are given.
 
-use crate::config::Config;
+use crate::config::{Config, S3Options, UploadChoice};
 use crate::error::{Error, ExitStatus};
 use crate::format::line::write_digest_line;
 use crate::format::quote::quote_name;
+use crate::format::s3::write_s3;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::progress::Progress;
-use crate::io::read::hash_input;
+use crate::io::read::{hash_input, hash_reader};
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
-use crate::kernels::Algorithm;
+use crate::io::Input;
+use crate::kernels::{Algorithm, S3ChecksumType};
 use crate::report::Reporter;
-use std::io::Write;
+use crate::s3::{compute, part_limits_error, S3Checksum, Upload};
+use std::fs::File;
+use std::io::{self, Write};
 use std::ops::ControlFlow;
 
 pub fn run(
@@ -19,6 +24,92 @@ pub fn run(
     algorithm: Algorithm,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
+) -> ExitStatus {
+    match &config.s3 {
+        None => drive(
+            config,
+            out,
+            reporter,
+            |input| hash_input(input, algorithm, &config.read),
+            |mut out, input, digest| {
+                write_digest_line(
+                    &mut out,
+                    &config.style,
+                    algorithm,
+                    &digest,
+                    input.name_bytes(),
+                )
+            },
+        ),
+        Some(options) => drive(
+            config,
+            out,
+            reporter,
+            |input| s3_checksum(input, algorithm, options, config),
+            |mut out, input, result| {
+                write_s3(
+                    &mut out,
+                    options.format,
+                    &result,
+                    input.name_bytes(),
+                    config.style.with_names,
+                    config.style.zero_terminated,
+                )
+            },
+        ),
+    }
+}
+
+/// What S3 stores for one input, as the options ask.
+fn s3_checksum(
+    input: &Input,
+    algorithm: Algorithm,
+    options: &S3Options,
+    config: &Config,
+) -> io::Result<S3Checksum> {
+    let Input::Path(path) = input else {
+        // Standard input streams once: a single upload only.
+        if options.upload != UploadChoice::Fixed(Upload::Single) {
+            return Err(io::Error::other(
+                "standard input cannot be cut into parts; save it to a file first",
+            ));
+        }
+        let mut counted = Counted {
+            inner: io::stdin().lock(),
+            count: 0,
+        };
+        let digest = hash_reader(&mut counted, algorithm)?;
+        return Ok(S3Checksum {
+            algorithm,
+            size: counted.count,
+            checksum_type: S3ChecksumType::FullObject,
+            digest,
+            parts: None,
+            etag: None,
+        });
+    };
+    let file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let upload = match options.upload {
+        UploadChoice::Fixed(upload) => upload,
+        UploadChoice::Preset(preset) => preset.upload(size),
+    };
+    if let (Upload::Multipart { part_size, .. }, true) = (upload, options.part_limits) {
+        if let Some(message) = part_limits_error(size, part_size) {
+            return Err(io::Error::other(message));
+        }
+    }
+    compute(file, algorithm, upload, options.want_etag, &config.read)
+}
+
+/// Expands the inputs, runs `work` on each in parallel, and hands the results to `write` in
+/// input order; failures are reported in place and make the exit status 1.
+fn drive<T: Send>(
+    config: &Config,
+    out: &mut (impl Write + Send),
+    reporter: &Reporter,
+    work: impl Fn(&Input) -> io::Result<T> + Sync,
+    mut write: impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()> + Send,
 ) -> ExitStatus {
     let mut status = ExitStatus::Success;
     let inputs = match &config.names_from {
@@ -45,20 +136,20 @@ pub fn run(
         expand(inputs, config.walk.clone()),
         threads,
         |task| match task {
-            Task::Hash(input) => Some(hash_input(input, algorithm, &config.read)),
+            Task::Hash(input) => Some(work(input)),
             Task::Fail { .. } | Task::Skip { .. } => None,
         },
         |_, task, result| {
             progress.file_done(&task);
             let written = match (task, result) {
-                (Task::Hash(input), Some(Ok(digest))) => progress.write(out, |out| {
-                    write_digest_line(out, &config.style, algorithm, &digest, input.name_bytes())
-                }),
+                (Task::Hash(input), Some(Ok(value))) => {
+                    progress.write(out, |out| write(out, &input, value))
+                }
                 (Task::Hash(input), failed) => {
                     status = ExitStatus::Failure;
                     let source = match failed {
                         Some(Err(source)) => source,
-                        _ => std::io::Error::other("not hashed"),
+                        _ => io::Error::other("not hashed"),
                     };
                     report_failure(out, reporter, &progress, input.name_bytes(), source)
                 }
@@ -97,13 +188,31 @@ pub fn run(
     }
 }
 
+/// A reader that counts what it hands over (the size of standard input).
+struct Counted<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: io::Read> io::Read for Counted<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.count += read as u64;
+        Ok(read)
+    }
+}
+
+/// A writer the line formatters can take by `&mut dyn`.
+pub trait WriteSend: Write + Send {}
+impl<W: Write + Send> WriteSend for W {}
+
 fn report_failure(
     out: &mut impl Write,
     reporter: &Reporter,
     progress: &Progress,
     name: &[u8],
-    source: std::io::Error,
-) -> std::io::Result<()> {
+    source: io::Error,
+) -> io::Result<()> {
     let error = Error::Input {
         name: name.to_vec(),
         source,

@@ -13,6 +13,7 @@ pub mod hash;
 pub mod io;
 pub mod kernels;
 pub mod report;
+pub mod s3;
 
 use config::{Config, Mode};
 use error::ExitStatus;
@@ -28,5 +29,6 @@ pub fn run(config: &Config) -> ExitStatus {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
         (Mode::Hash, None) => unreachable!("hash mode always has an algorithm"),
         (Mode::Check, _) => check::run(config, &mut out, &reporter),
+        (Mode::VerifyS3, _) => s3::verify::run(config, &mut out, &reporter),
     }
 }

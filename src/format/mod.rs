@@ -8,5 +8,6 @@ pub mod escape;
 pub mod line;
 pub mod manifest;
 pub mod quote;
+pub mod s3;
 
 pub use line::{DigestEncoding, LineStyle};

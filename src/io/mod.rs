@@ -14,6 +14,7 @@
 
 pub mod mapped;
 pub mod parallel;
+pub mod parts;
 pub mod progress;
 pub mod read;
 pub mod walk;

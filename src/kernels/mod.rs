@@ -49,7 +49,31 @@ pub struct AlgorithmInfo {
     pub s3_name: Option<&'static str>,
     /// The `x-amz-checksum-*` header, when S3 accepts the algorithm.
     pub s3_header: Option<&'static str>,
+    /// The checksum types S3 accepts for a multipart upload with this algorithm.
+    pub s3_multipart: &'static [S3ChecksumType],
 }
+
+/// How S3 checksums a multipart upload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum S3ChecksumType {
+    /// The checksum of the whole object, as for a single upload (the CRCs only).
+    FullObject,
+    /// The checksum of the parts' checksums, with `-N` for N parts.
+    Composite,
+}
+
+impl S3ChecksumType {
+    /// S3's name (`ChecksumType`).
+    pub fn s3_name(self) -> &'static str {
+        match self {
+            S3ChecksumType::FullObject => "FULL_OBJECT",
+            S3ChecksumType::Composite => "COMPOSITE",
+        }
+    }
+}
+
+const COMPOSITE_ONLY: &[S3ChecksumType] = &[S3ChecksumType::Composite];
+const CRC_TYPES: &[S3ChecksumType] = &[S3ChecksumType::FullObject, S3ChecksumType::Composite];
 
 /// The single table of algorithms. Order is the order of help texts and of digest-length
 /// preference in `--check` (the first algorithm of a given length wins an untagged line).
@@ -62,6 +86,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 32,
         s3_name: Some("SHA256"),
         s3_header: Some("x-amz-checksum-sha256"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha512,
@@ -71,6 +96,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 64,
         s3_name: Some("SHA512"),
         s3_header: Some("x-amz-checksum-sha512"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha1,
@@ -80,6 +106,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 20,
         s3_name: Some("SHA1"),
         s3_header: Some("x-amz-checksum-sha1"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Md5,
@@ -89,6 +116,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 16,
         s3_name: Some("MD5"),
         s3_header: Some("x-amz-checksum-md5"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha384,
@@ -98,6 +126,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 48,
         s3_name: None,
         s3_header: None,
+        s3_multipart: &[],
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha224,
@@ -107,6 +136,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 28,
         s3_name: None,
         s3_header: None,
+        s3_multipart: &[],
     },
     AlgorithmInfo {
         algorithm: Algorithm::Blake3,
@@ -116,6 +146,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 32,
         s3_name: None,
         s3_header: None,
+        s3_multipart: &[],
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh3,
@@ -125,6 +156,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 8,
         s3_name: Some("XXHASH3"),
         s3_header: Some("x-amz-checksum-xxhash3"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh128,
@@ -134,6 +166,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 16,
         s3_name: Some("XXHASH128"),
         s3_header: Some("x-amz-checksum-xxhash128"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh64,
@@ -143,6 +176,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 8,
         s3_name: Some("XXHASH64"),
         s3_header: Some("x-amz-checksum-xxhash64"),
+        s3_multipart: COMPOSITE_ONLY,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc64Nvme,
@@ -152,6 +186,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 8,
         s3_name: Some("CRC64NVME"),
         s3_header: Some("x-amz-checksum-crc64nvme"),
+        s3_multipart: &[S3ChecksumType::FullObject],
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc32,
@@ -161,6 +196,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 4,
         s3_name: Some("CRC32"),
         s3_header: Some("x-amz-checksum-crc32"),
+        s3_multipart: CRC_TYPES,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc32c,
@@ -170,6 +206,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         digest_len: 4,
         s3_name: Some("CRC32C"),
         s3_header: Some("x-amz-checksum-crc32c"),
+        s3_multipart: CRC_TYPES,
     },
 ];
 
@@ -202,6 +239,14 @@ impl Algorithm {
         ALGORITHMS
             .iter()
             .find(|info| info.bsd_tag == tag)
+            .map(|info| info.algorithm)
+    }
+
+    /// Looks up Amazon S3's name for an algorithm (`CRC64NVME`, `XXHASH128`), exactly.
+    pub fn from_s3_name(name: &str) -> Option<Algorithm> {
+        ALGORITHMS
+            .iter()
+            .find(|info| info.s3_name == Some(name))
             .map(|info| info.algorithm)
     }
 

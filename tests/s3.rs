@@ -1,0 +1,386 @@
+//! Amazon S3 values against the known answers in `tests/vectors/s3-kat.json` (computed by the
+//! AWS SDKs' own checksum classes, see PROVENANCE.md), for every algorithm, single and
+//! multipart; part limits; presets; the JSON shape; and `--verify-s3`.
+
+mod common;
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+const MIB: usize = 1024 * 1024;
+
+fn fasthash(dir: &Path, args: &[&str]) -> Output {
+    Command::new(FASTHASH)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn kat() -> Value {
+    let path = common::repo_path("tests/vectors/s3-kat.json");
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The four inputs of the known answers, written into `dir`, by the names the JSON uses.
+fn inputs(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut splitmix = common::SplitMix64(20260101);
+    let mut data = Vec::with_capacity(12 * MIB);
+    while data.len() < 12 * MIB {
+        data.extend_from_slice(&splitmix.next_u64().to_le_bytes());
+    }
+    let contents: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("hello world", b"hello world".to_vec()),
+        ("1 MiB zeros", vec![0; MIB]),
+        ("SplitMix64 seed 20260101, 12 MiB", data),
+    ];
+    contents
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| {
+            let path = dir.join(format!("input{i}"));
+            fs::write(&path, bytes).unwrap();
+            (name.to_string(), path)
+        })
+        .collect()
+}
+
+/// fasthash's `-a` name for an S3 algorithm name, through fasthash's own alias table.
+fn algo_arg(s3_name: &str) -> String {
+    s3_name.to_ascii_lowercase()
+}
+
+fn one_value(dir: &Path, args: &[&str]) -> String {
+    let output = fasthash(dir, args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        text(&output.stderr)
+    );
+    text(&output.stdout).trim_end().to_string()
+}
+
+#[test]
+fn single_upload_values_for_every_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let kat = kat();
+    let mut checked = 0;
+    for (name, path) in inputs(dir.path()) {
+        let path = path.to_str().unwrap();
+        for (algo, expected) in kat["single"][&name].as_object().unwrap() {
+            let algo = algo_arg(algo);
+            let got = one_value(dir.path(), &["--s3", "--no-names", "-a", &algo, path]);
+            assert_eq!(got, expected.as_str().unwrap(), "{name} {algo}");
+            let header = one_value(dir.path(), &["--s3-header", "-a", &algo, path]);
+            assert_eq!(
+                header,
+                format!("x-amz-checksum-{}: {}", algo, expected.as_str().unwrap()),
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 40);
+}
+
+#[test]
+fn multipart_values_and_etags_for_every_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let kat = kat();
+    let mut checked = 0;
+    for (name, path) in inputs(dir.path()) {
+        let path = path.to_str().unwrap();
+        let Some(cases) = kat["multipart_5MiB"][&name].as_object() else {
+            continue;
+        };
+        for (algo, case) in cases {
+            let algo = algo_arg(algo);
+            let base = ["-a", &algo, "--part-size", "5MiB", "--json", "--etag", path];
+            if algo == "crc64nvme" {
+                // S3 accepts CRC64NVME multipart checksums only as FULL_OBJECT.
+                let refused = fasthash(
+                    dir.path(),
+                    &[&base[..], &["--checksum-type", "composite"]].concat(),
+                );
+                assert_eq!(refused.status.code(), Some(2));
+                assert!(
+                    text(&refused.stderr).contains("FULL_OBJECT")
+                        || text(&refused.stderr).contains("full-object")
+                );
+            } else {
+                let json: Value = serde_json::from_str(&one_value(
+                    dir.path(),
+                    &[&base[..], &["--checksum-type", "composite"]].concat(),
+                ))
+                .unwrap();
+                assert_eq!(json["s3_value"], case["COMPOSITE"], "{name} {algo}");
+                assert_eq!(json["checksum_type"], "COMPOSITE");
+                assert_eq!(json["part_values"], case["part_values"], "{name} {algo}");
+                assert_eq!(json["part_count"], case["parts"]);
+                assert_eq!(json["etag"], case["ETAG"], "{name} {algo}");
+                checked += 1;
+            }
+            if let Some(full) = case.get("FULL_OBJECT") {
+                let json: Value = serde_json::from_str(&one_value(
+                    dir.path(),
+                    &[&base[..], &["--checksum-type", "full-object"]].concat(),
+                ))
+                .unwrap();
+                assert_eq!(&json["s3_value"], full, "{name} {algo} full object");
+                assert_eq!(json["checksum_type"], "FULL_OBJECT");
+                assert_eq!(json["etag"], case["ETAG"]);
+                checked += 1;
+            } else {
+                let refused = fasthash(
+                    dir.path(),
+                    &[&base[..], &["--checksum-type", "full-object"]].concat(),
+                );
+                assert_eq!(
+                    refused.status.code(),
+                    Some(2),
+                    "{algo} full-object must be refused"
+                );
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} multipart answers checked");
+}
+
+#[test]
+fn text_layouts_and_etags() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs(dir.path());
+    let big = inputs[3].1.to_str().unwrap();
+    assert_eq!(
+        one_value(
+            dir.path(),
+            &["--s3", "-a", "sha256", "--part-size", "5M", big]
+        ),
+        format!("AnxJgZB36t/Mcuku04a5KLq/FF6RdXVxGWmM9iUyy4c=-3  {big}")
+    );
+    assert_eq!(
+        one_value(
+            dir.path(),
+            &["--etag", "--part-size", "5242880", "-a", "crc32", big]
+        ),
+        format!("xhP+Ww==-3 \"9652ce2a95f9a7975d166a608aabbfe1-3\"  {big}")
+    );
+    let hello = inputs[1].1.to_str().unwrap();
+    assert_eq!(
+        one_value(dir.path(), &["--etag", hello]),
+        format!("\"5eb63bbbe01eeed093cb22bb8f5acdc3\"  {hello}")
+    );
+    let many = fasthash(dir.path(), &["--s3", "-a", "crc32", hello, big]);
+    assert_eq!(
+        text(&many.stdout),
+        format!("DUoRhQ==  {hello}\nvIJ8KQ==  {big}\n")
+    );
+}
+
+#[test]
+fn part_limits_and_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    fs::write(&file, vec![1u8; 3 * MIB]).unwrap();
+    let f = file.to_str().unwrap();
+    let small = fasthash(dir.path(), &["--s3", "--part-size", "1MiB", f]);
+    assert_eq!(small.status.code(), Some(2));
+    assert!(
+        text(&small.stderr).contains("5 MiB to 5 GiB"),
+        "{}",
+        text(&small.stderr)
+    );
+    let allowed = fasthash(
+        dir.path(),
+        &[
+            "--s3",
+            "--part-size",
+            "1MiB",
+            "--no-part-limits",
+            "-a",
+            "sha1",
+            f,
+        ],
+    );
+    assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed.stderr));
+    assert!(text(&allowed.stdout).contains("-3  "));
+    // 10,001 parts: a sparse file, refused per file (exit 1) before any hashing.
+    let sparse = dir.path().join("sparse");
+    fs::File::create(&sparse)
+        .unwrap()
+        .set_len(10_000 * 5 * MIB as u64 + 1)
+        .unwrap();
+    let many = fasthash(dir.path(), &["--s3", "--part-size", "5MiB", "sparse", "f"]);
+    assert_eq!(many.status.code(), Some(1));
+    assert!(
+        text(&many.stderr).contains("sparse: 10001 parts"),
+        "{}",
+        text(&many.stderr)
+    );
+    assert!(
+        text(&many.stdout).ends_with("-1  f\n"),
+        "{}",
+        text(&many.stdout)
+    );
+    for (args, needle) in [
+        (vec!["--s3", "-a", "blake3", f], "Amazon S3 has no blake3"),
+        (vec!["--s3", "--part-size", "5x", f], "invalid size"),
+        (
+            vec!["--s3", "--checksum-type", "composite", f],
+            "needs --part-size",
+        ),
+        (
+            vec!["--s3-preset", "boto3", "-a", "sha1", f],
+            "--s3-preset chooses",
+        ),
+        (vec!["--s3", "-c", f], "do not combine"),
+    ] {
+        let output = fasthash(dir.path(), &args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&output.stderr).contains(needle),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn presets_predict_the_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs(dir.path());
+    let big = inputs[3].1.to_str().unwrap(); // 12 MiB: two 8 MiB parts for the clients
+    let line = one_value(dir.path(), &["--s3-preset", "aws-cli-v2", big]);
+    assert!(
+        line.starts_with("CRC64NVME FULL_OBJECT xhrYsPvF/m0= \""),
+        "{line}"
+    );
+    assert!(line.contains("-2\"  "), "{line}");
+    let line = one_value(dir.path(), &["--s3-preset", "boto3", "--json", big]);
+    let json: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(json["algorithm"], "CRC32");
+    assert_eq!(json["checksum_type"], "COMPOSITE");
+    assert_eq!(json["part_size"], 8 * MIB);
+    assert_eq!(json["part_count"], 2);
+    assert!(json["s3_value"].as_str().unwrap().ends_with("-2"));
+    let hello = inputs[1].1.to_str().unwrap();
+    assert_eq!(
+        one_value(dir.path(), &["--s3-preset", "aws-cli-v1", hello]),
+        format!("CRC32 FULL_OBJECT DUoRhQ== \"5eb63bbbe01eeed093cb22bb8f5acdc3\"  {hello}")
+    );
+    // Exactly 8 MiB is a one-part multipart upload.
+    let eight = dir.path().join("eight");
+    fs::write(&eight, vec![7u8; 8 * MIB]).unwrap();
+    let line = one_value(
+        dir.path(),
+        &["--s3-preset", "boto3", eight.to_str().unwrap()],
+    );
+    assert!(
+        line.starts_with("CRC32 COMPOSITE ") && line.contains("-1 \""),
+        "{line}"
+    );
+}
+
+#[test]
+fn json_lines_have_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::new("odd\u{e9} name");
+    fs::write(dir.path().join(name), b"hello world").unwrap();
+    let output = fasthash(dir.path(), &["--json", "-a", "crc64nvme", "odd\u{e9} name"]);
+    let json: Value = serde_json::from_str(text(&output.stdout).trim()).unwrap();
+    assert_eq!(json["name"], "odd\u{e9} name");
+    assert_eq!(json["size"], 11);
+    assert_eq!(json["algorithm"], "CRC64NVME");
+    assert_eq!(json["digest"], "8d29d5c3f6ea8ebe");
+    assert_eq!(json["s3_header"], "x-amz-checksum-crc64nvme");
+    assert_eq!(json["s3_value"], "jSnVw/bqjr4=");
+    assert_eq!(json["checksum_type"], "FULL_OBJECT");
+    assert!(json.get("part_size").is_none());
+}
+
+#[test]
+fn verify_s3_reads_head_object_and_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs(dir.path());
+    let big = inputs[3].1.to_str().unwrap();
+    let head = serde_json::json!({
+        "AcceptRanges": "bytes",
+        "ContentLength": 12582912,
+        "ETag": "\"9652ce2a95f9a7975d166a608aabbfe1-3\"",
+        "ChecksumSHA256": "AnxJgZB36t/Mcuku04a5KLq/FF6RdXVxGWmM9iUyy4c=-3",
+        "ChecksumType": "COMPOSITE",
+        "ContentType": "binary/octet-stream"
+    });
+    fs::write(dir.path().join("head.json"), head.to_string()).unwrap();
+    let output = fasthash(dir.path(), &["--verify-s3", "head.json", big]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    let out = text(&output.stdout);
+    assert!(
+        out.contains("ChecksumSHA256: OK (COMPOSITE, 3 parts of 5242880 bytes)"),
+        "{out}"
+    );
+    assert!(out.contains("ETag: OK"), "{out}");
+    assert!(out.ends_with(&format!("{big}: OK\n")), "{out}");
+
+    let attributes = serde_json::json!({
+        "ETag": "9652ce2a95f9a7975d166a608aabbfe1-3",
+        "Checksum": {"ChecksumCRC64NVME": "xhrYsPvF/m0=", "ChecksumType": "FULL_OBJECT"},
+        "ObjectParts": {"TotalPartsCount": 3, "PartNumberMarker": 0, "IsTruncated": false,
+                        "Parts": [{"PartNumber": 1, "Size": 5242880}]},
+        "ObjectSize": 12582912
+    });
+    fs::write(dir.path().join("attributes.json"), attributes.to_string()).unwrap();
+    let output = fasthash(dir.path(), &["--verify-s3", "attributes.json", big]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    assert!(text(&output.stdout).contains("ChecksumCRC64NVME: OK"));
+
+    let mut corrupted = head.clone();
+    corrupted["ChecksumSHA256"] = "BnxJgZB36t/Mcuku04a5KLq/FF6RdXVxGWmM9iUyy4c=-3".into();
+    fs::write(dir.path().join("bad.json"), corrupted.to_string()).unwrap();
+    let output = fasthash(dir.path(), &["--verify-s3", "bad.json", big]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stdout).contains("ChecksumSHA256: FAILED"));
+    assert!(text(&output.stdout).ends_with(&format!("{big}: FAILED\n")));
+
+    fs::write(dir.path().join("junk.json"), "not json").unwrap();
+    let output = fasthash(dir.path(), &["--verify-s3", "junk.json", big]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("junk.json: not S3 object JSON"));
+}
+
+#[test]
+fn check_reads_s3_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs(dir.path());
+    let names: Vec<&str> = inputs.iter().map(|(_, p)| p.to_str().unwrap()).collect();
+    for algo in ["crc64nvme", "crc32c", "sha256", "sha1", "xxh128", "md5"] {
+        let manifest = fasthash(dir.path(), &[&["--s3", "-a", algo][..], &names].concat());
+        fs::write(dir.path().join("S3SUMS"), &manifest.stdout).unwrap();
+        let check = fasthash(dir.path(), &["-c", "-a", algo, "S3SUMS"]);
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "{algo}: {}",
+            text(&check.stdout)
+        );
+        assert_eq!(text(&check.stdout).matches(": OK\n").count(), 4);
+    }
+    fs::write(&inputs[1].1, b"hello World").unwrap();
+    let check = fasthash(dir.path(), &["-c", "-a", "md5", "S3SUMS"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(text(&check.stdout).contains(": FAILED"));
+}
