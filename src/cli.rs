@@ -70,6 +70,10 @@ Examples:
   fasthash -a blake3 --tag FILE    BSD-style line: BLAKE3 (FILE) = ...
   fasthash -a crc64nvme --base64 F the digest in base64, as cksum --base64 prints
   fasthash -c SHA256SUMS           verify a manifest, as sha256sum -c does
+  fasthash -r --exclude .git DIR   every file under DIR, sorted, on every core
+  fasthash --s3 -a crc64nvme F     the x-amz-checksum-crc64nvme value for F
+  fasthash --s3-preset aws-cli-v2 F  what `aws s3 cp` will make S3 store
+  fasthash bench                   each algorithm's kernel and speed on this CPU
 
 Exit status: 0 when every input was hashed (or verified), 1 when any input failed,
 2 for a usage error.";
