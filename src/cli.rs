@@ -67,20 +67,53 @@ impl Personality {
 const AFTER_HELP: &str = "\
 Examples:
   fasthash FILE...                 SHA-256, one line per file, as sha256sum prints
-  fasthash -a blake3 --tag FILE    BSD-style line: BLAKE3 (FILE) = ...
-  fasthash -a crc64nvme --base64 F the digest in base64, as cksum --base64 prints
   fasthash -c SHA256SUMS           verify a manifest, as sha256sum -c does
   fasthash -r --exclude .git DIR   every file under DIR, sorted, on every core
   fasthash --s3 -a crc64nvme F     the x-amz-checksum-crc64nvme value for F
-  fasthash --s3-preset aws-cli-v2 F  what `aws s3 cp` will make S3 store
-  fasthash bench                   each algorithm's kernel and speed on this CPU
 
-Exit status: 0 when every input was hashed (or verified), 1 when any input failed,
-2 for a usage error.";
+More in --help; exit status: 0 all hashed (or verified), 1 an input failed, 2 usage error.";
+
+const AFTER_LONG_HELP: &str = "\
+Examples:
+  fasthash FILE...                     SHA-256, one line per file, as sha256sum prints
+  fasthash -a blake3 --tag FILE        BSD-style line: BLAKE3 (FILE) = ...
+  fasthash -a crc64nvme --base64 F     the digest in base64, as cksum --base64 prints
+  fasthash -c SHA256SUMS               verify a manifest, as sha256sum -c does
+  fasthash -c --quiet B3SUMS XXHSUMS   manifests of b3sum, xxhsum, or several algorithms
+  fasthash -r --exclude .git DIR       every file under DIR, sorted, on every core
+  find . -print0 | fasthash --files0-from -   names from another program
+  fasthash --s3 -a crc64nvme F         the x-amz-checksum-crc64nvme value for F
+  fasthash --s3 -a sha256 --part-size 8MiB F   what S3 reports for a multipart upload
+  fasthash --etag --part-size 8MiB F   the multipart ETag
+  fasthash --s3-preset aws-cli-v2 F    what `aws s3 cp` will make S3 store
+  fasthash --verify-s3 head.json F     F against `aws s3api head-object` output
+  fasthash bench                       each algorithm's kernel and speed on this CPU
+
+Started as md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum or b3sum (a symbolic
+link), fasthash is that program: its options, output, messages and exit codes.
+
+Exit status: 0 when every input was hashed (or verified), 1 when an input could not be read,
+changed while read, or did not match, or output failed; 2 for a usage error.
+See `man fasthash` for more.";
+
+const LONG_ABOUT: &str = "\
+A fast, coreutils-compatible checksum tool: SHA-2, SHA-1, MD5, BLAKE3, xxHash,
+CRC32/CRC32C/CRC64-NVME, and Amazon S3 checksum values.
+
+Prints exactly what sha256sum, md5sum, b3sum and xxhsum print, verifies their manifests with
+coreutils' messages and exit codes, hashes files on every core in a stable order, and computes
+the values Amazon S3 stores, multipart uploads included.";
 
 /// fasthash: compute and check checksums, compatible with coreutils, b3sum and xxhsum.
 #[derive(Parser, Debug, Default)]
-#[command(name = "fasthash", version, about, after_help = AFTER_HELP)]
+#[command(
+    name = "fasthash",
+    version,
+    about,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    after_long_help = AFTER_LONG_HELP
+)]
 pub struct Cli {
     /// Files to hash (or manifests to check with -c); none or `-` reads standard input
     #[arg(value_name = "FILE")]
@@ -88,7 +121,7 @@ pub struct Cli {
 
     /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3,
     /// xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)
-    #[arg(short = 'a', long, value_name = "NAME", value_parser = parse_algorithm)]
+    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
     pub algorithm: Option<Algorithm>,
 
     /// Read in binary mode: untagged lines get a `*` before the name
@@ -236,6 +269,10 @@ pub struct Cli {
     #[arg(long, overrides_with = "mmap")]
     pub no_mmap: bool,
 
+    /// Print a generated file: the man page or a shell's completions
+    #[arg(long, value_name = "WHAT", hide = true, value_parser = crate::generate::TARGETS.iter().map(|(name, _)| *name).collect::<Vec<_>>())]
+    pub generate: Option<String>,
+
     /// Explicit `-t`/`--text` was typed (GNU rejects `--tag --text`); set by the parsers.
     #[arg(skip)]
     pub text_typed: bool,
@@ -254,7 +291,7 @@ pub struct BenchCli {
     pub seconds: f64,
 
     /// Measure only these algorithms (repeat the option for several)
-    #[arg(short = 'a', long, value_name = "NAME", value_parser = parse_algorithm)]
+    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
     pub algorithm: Vec<Algorithm>,
 }
 
@@ -271,19 +308,59 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_algorithm(name: &str) -> Result<Algorithm, String> {
-    Algorithm::from_name(name).ok_or_else(|| {
-        format!(
-            "unknown algorithm '{name}'; valid names: {}",
-            Algorithm::names_list()
-        )
-    })
+/// `-a NAME`: any name or alias in the table, case-insensitively. Its possible values are the
+/// table's names, so shell completions offer them.
+#[derive(Clone, Copy, Debug)]
+pub struct AlgorithmParser;
+
+impl clap::builder::TypedValueParser for AlgorithmParser {
+    type Value = Algorithm;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Algorithm, clap::Error> {
+        let name = value.to_string_lossy();
+        Algorithm::from_name(&name).ok_or_else(|| {
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "unknown algorithm '{name}'; valid names: {}\n",
+                    Algorithm::names_list()
+                ),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(crate::kernels::ALGORITHMS.iter().map(|info| {
+            clap::builder::PossibleValue::new(info.name).aliases(info.aliases.iter().copied())
+        })))
+    }
 }
 
 impl Cli {
     /// Parses `fasthash`'s own command line (clap exits with code 2 on a usage error).
+    /// `--version` also names the CPU features the kernels can use.
     pub fn parse_fasthash(args: Vec<OsString>) -> Cli {
-        let matches = <Cli as clap::CommandFactory>::command().get_matches_from(args);
+        let version: &'static str = Box::leak(
+            format!(
+                "{}\nCPU features: {}\n(`fasthash bench` shows the kernel each algorithm runs)",
+                env!("CARGO_PKG_VERSION"),
+                crate::kernels::detect::Capabilities::get()
+                    .names()
+                    .join(" ")
+            )
+            .into_boxed_str(),
+        );
+        let matches = <Cli as clap::CommandFactory>::command()
+            .version(version)
+            .get_matches_from(args);
         let mut cli =
             <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
         cli.text_typed = cli.text;

@@ -119,6 +119,11 @@ impl Config {
                 Err(message) => return Err(Error::usage(message)),
             },
         };
+        if let Some(what) = &cli.generate {
+            let text = crate::generate::generate(what)
+                .ok_or_else(|| Error::usage(format!("nothing to generate called '{what}'")))?;
+            return Ok(Action::Print(String::from_utf8_lossy(&text).into_owned()));
+        }
         Config::from_cli(cli, personality, program).map(|config| Action::Run(Box::new(config)))
     }
 

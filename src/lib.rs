@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod format;
+pub mod generate;
 pub mod hash;
 pub mod io;
 pub mod kernels;

@@ -1,0 +1,78 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'fasthash' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'fasthash'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'fasthash' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)')
+            [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Threads hashing files in parallel (default: one per core)')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads hashing files in parallel (default: one per core)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match')
+            [CompletionResult]::new('--include', '--include', [CompletionResultType]::ParameterName, 'Hash only files matching GLOB, or under a directory matching it (same rules as --exclude)')
+            [CompletionResult]::new('--files-from', '--files-from', [CompletionResultType]::ParameterName, 'Read the names of the files to hash from FILE, one a line (`-`: standard input)')
+            [CompletionResult]::new('--files0-from', '--files0-from', [CompletionResultType]::ParameterName, 'Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0` writes; `-`: standard input)')
+            [CompletionResult]::new('--part-size', '--part-size', [CompletionResultType]::ParameterName, 'What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024; 8MiB, 5M, 16777216)')
+            [CompletionResult]::new('--checksum-type', '--checksum-type', [CompletionResultType]::ParameterName, 'With --part-size: composite (the checksum of the part checksums, `-N`) or full-object (the whole object''s CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object for crc64nvme')
+            [CompletionResult]::new('--s3-preset', '--s3-preset', [CompletionResultType]::ParameterName, 'What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object), aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag')
+            [CompletionResult]::new('--verify-s3', '--verify-s3', [CompletionResultType]::ParameterName, 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`')
+            [CompletionResult]::new('--generate', '--generate', [CompletionResultType]::ParameterName, 'Print a generated file: the man page or a shell''s completions')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Read in binary mode: untagged lines get a `*` before the name')
+            [CompletionResult]::new('--binary', '--binary', [CompletionResultType]::ParameterName, 'Read in binary mode: untagged lines get a `*` before the name')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Read in text mode (the default)')
+            [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Read in text mode (the default)')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Write BSD-style lines: `TAG (NAME) = DIGEST`')
+            [CompletionResult]::new('--untagged', '--untagged', [CompletionResultType]::ParameterName, 'Write GNU-style lines: `DIGEST  NAME` (the default)')
+            [CompletionResult]::new('-z', '-z', [CompletionResultType]::ParameterName, 'End each output line with NUL, not newline, and do not escape names')
+            [CompletionResult]::new('--zero', '--zero', [CompletionResultType]::ParameterName, 'End each output line with NUL, not newline, and do not escape names')
+            [CompletionResult]::new('--base64', '--base64', [CompletionResultType]::ParameterName, 'Print digests in base64, as `cksum --base64` does')
+            [CompletionResult]::new('--no-names', '--no-names', [CompletionResultType]::ParameterName, 'Print digests only, without names')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Read checksums from the FILEs and verify them')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Read checksums from the FILEs and verify them')
+            [CompletionResult]::new('--ignore-missing', '--ignore-missing', [CompletionResultType]::ParameterName, 'With --check: do not fail or report for missing files')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'With --check: do not print OK for each verified file')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'With --check: print nothing; the exit status tells')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'With --check: exit non-zero for improperly formatted lines')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'With --check: warn about improperly formatted lines')
+            [CompletionResult]::new('--warn', '--warn', [CompletionResultType]::ParameterName, 'With --check: warn about improperly formatted lines')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Hash the files under directories, recursively (sorted by name, hidden files included)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Hash the files under directories, recursively (sorted by name, hidden files included)')
+            [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed')
+            [CompletionResult]::new('--progress', '--progress', [CompletionResultType]::ParameterName, 'Show the progress bar at once (default: only when standard error is a terminal and the work takes more than a second)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar')
+            [CompletionResult]::new('--s3', '--s3', [CompletionResultType]::ParameterName, 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`')
+            [CompletionResult]::new('--s3-header', '--s3-header', [CompletionResultType]::ParameterName, 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag')
+            [CompletionResult]::new('--etag', '--etag', [CompletionResultType]::ParameterName, 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)')
+            [CompletionResult]::new('--no-part-limits', '--no-part-limits', [CompletionResultType]::ParameterName, 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts')
+            [CompletionResult]::new('--mmap', '--mmap', [CompletionResultType]::ParameterName, 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Never map files; always read them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

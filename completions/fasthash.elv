@@ -1,0 +1,72 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[fasthash] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'fasthash'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'fasthash'= {
+            cand -a 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)'
+            cand --algorithm 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)'
+            cand -j 'Threads hashing files in parallel (default: one per core)'
+            cand --threads 'Threads hashing files in parallel (default: one per core)'
+            cand --exclude 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match'
+            cand --include 'Hash only files matching GLOB, or under a directory matching it (same rules as --exclude)'
+            cand --files-from 'Read the names of the files to hash from FILE, one a line (`-`: standard input)'
+            cand --files0-from 'Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0` writes; `-`: standard input)'
+            cand --part-size 'What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024; 8MiB, 5M, 16777216)'
+            cand --checksum-type 'With --part-size: composite (the checksum of the part checksums, `-N`) or full-object (the whole object''s CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object for crc64nvme'
+            cand --s3-preset 'What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object), aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag'
+            cand --verify-s3 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`'
+            cand --generate 'Print a generated file: the man page or a shell''s completions'
+            cand -b 'Read in binary mode: untagged lines get a `*` before the name'
+            cand --binary 'Read in binary mode: untagged lines get a `*` before the name'
+            cand -t 'Read in text mode (the default)'
+            cand --text 'Read in text mode (the default)'
+            cand --tag 'Write BSD-style lines: `TAG (NAME) = DIGEST`'
+            cand --untagged 'Write GNU-style lines: `DIGEST  NAME` (the default)'
+            cand -z 'End each output line with NUL, not newline, and do not escape names'
+            cand --zero 'End each output line with NUL, not newline, and do not escape names'
+            cand --base64 'Print digests in base64, as `cksum --base64` does'
+            cand --no-names 'Print digests only, without names'
+            cand -c 'Read checksums from the FILEs and verify them'
+            cand --check 'Read checksums from the FILEs and verify them'
+            cand --ignore-missing 'With --check: do not fail or report for missing files'
+            cand --quiet 'With --check: do not print OK for each verified file'
+            cand --status 'With --check: print nothing; the exit status tells'
+            cand --strict 'With --check: exit non-zero for improperly formatted lines'
+            cand -w 'With --check: warn about improperly formatted lines'
+            cand --warn 'With --check: warn about improperly formatted lines'
+            cand -r 'Hash the files under directories, recursively (sorted by name, hidden files included)'
+            cand --recursive 'Hash the files under directories, recursively (sorted by name, hidden files included)'
+            cand -L 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
+            cand --follow 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
+            cand --progress 'Show the progress bar at once (default: only when standard error is a terminal and the work takes more than a second)'
+            cand --no-progress 'Never show a progress bar'
+            cand --s3 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
+            cand --s3-header 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
+            cand --json 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag'
+            cand --etag 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)'
+            cand --no-part-limits 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
+            cand --mmap 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
+            cand --no-mmap 'Never map files; always read them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,57 @@
+complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)' -r -f -a "sha256\t''
+sha512\t''
+sha1\t''
+md5\t''
+sha384\t''
+sha224\t''
+blake3\t''
+xxh3\t''
+xxh128\t''
+xxh64\t''
+crc64nvme\t''
+crc32\t''
+crc32c\t''"
+complete -c fasthash -s j -l threads -d 'Threads hashing files in parallel (default: one per core)' -r
+complete -c fasthash -l exclude -d 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match' -r
+complete -c fasthash -l include -d 'Hash only files matching GLOB, or under a directory matching it (same rules as --exclude)' -r
+complete -c fasthash -l files-from -d 'Read the names of the files to hash from FILE, one a line (`-`: standard input)' -r
+complete -c fasthash -l files0-from -d 'Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0` writes; `-`: standard input)' -r
+complete -c fasthash -l part-size -d 'What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024; 8MiB, 5M, 16777216)' -r
+complete -c fasthash -l checksum-type -d 'With --part-size: composite (the checksum of the part checksums, `-N`) or full-object (the whole object\'s CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object for crc64nvme' -r -f -a "composite\t''
+full-object\t''"
+complete -c fasthash -l s3-preset -d 'What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object), aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag' -r -f -a "aws-cli-v2\t''
+aws-cli-v1\t''
+boto3\t''"
+complete -c fasthash -l verify-s3 -d 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`' -r
+complete -c fasthash -l generate -d 'Print a generated file: the man page or a shell\'s completions' -r -f -a "man\t''
+complete-bash\t''
+complete-zsh\t''
+complete-fish\t''
+complete-elvish\t''
+complete-powershell\t''"
+complete -c fasthash -s b -l binary -d 'Read in binary mode: untagged lines get a `*` before the name'
+complete -c fasthash -s t -l text -d 'Read in text mode (the default)'
+complete -c fasthash -l tag -d 'Write BSD-style lines: `TAG (NAME) = DIGEST`'
+complete -c fasthash -l untagged -d 'Write GNU-style lines: `DIGEST  NAME` (the default)'
+complete -c fasthash -s z -l zero -d 'End each output line with NUL, not newline, and do not escape names'
+complete -c fasthash -l base64 -d 'Print digests in base64, as `cksum --base64` does'
+complete -c fasthash -l no-names -d 'Print digests only, without names'
+complete -c fasthash -s c -l check -d 'Read checksums from the FILEs and verify them'
+complete -c fasthash -l ignore-missing -d 'With --check: do not fail or report for missing files'
+complete -c fasthash -l quiet -d 'With --check: do not print OK for each verified file'
+complete -c fasthash -l status -d 'With --check: print nothing; the exit status tells'
+complete -c fasthash -l strict -d 'With --check: exit non-zero for improperly formatted lines'
+complete -c fasthash -s w -l warn -d 'With --check: warn about improperly formatted lines'
+complete -c fasthash -s r -l recursive -d 'Hash the files under directories, recursively (sorted by name, hidden files included)'
+complete -c fasthash -s L -l follow -d 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
+complete -c fasthash -l progress -d 'Show the progress bar at once (default: only when standard error is a terminal and the work takes more than a second)'
+complete -c fasthash -l no-progress -d 'Never show a progress bar'
+complete -c fasthash -l s3 -d 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
+complete -c fasthash -l s3-header -d 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
+complete -c fasthash -l json -d 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag'
+complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)'
+complete -c fasthash -l no-part-limits -d 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
+complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
+complete -c fasthash -l no-mmap -d 'Never map files; always read them'
+complete -c fasthash -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fasthash -s V -l version -d 'Print version'

@@ -1,0 +1,103 @@
+//! The generated files: the man page and shell completions, made from clap's definition so
+//! they never drift from `--help`. `fasthash --generate WHAT` prints one; `man/` and
+//! `completions/` hold the committed copies, and a test fails when they differ.
+
+use crate::cli::Cli;
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+/// Each target: its `--generate` name and its path in the repository.
+pub const TARGETS: &[(&str, &str)] = &[
+    ("man", "man/fasthash.1"),
+    ("complete-bash", "completions/fasthash.bash"),
+    ("complete-zsh", "completions/_fasthash"),
+    ("complete-fish", "completions/fasthash.fish"),
+    ("complete-elvish", "completions/fasthash.elv"),
+    ("complete-powershell", "completions/_fasthash.ps1"),
+];
+
+/// The text of one target, or `None` for an unknown name.
+pub fn generate(what: &str) -> Option<Vec<u8>> {
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    let shell = match what {
+        "man" => return Some(man_page()),
+        "complete-bash" => Shell::Bash,
+        "complete-zsh" => Shell::Zsh,
+        "complete-fish" => Shell::Fish,
+        "complete-elvish" => Shell::Elvish,
+        "complete-powershell" => Shell::PowerShell,
+        _ => return None,
+    };
+    clap_complete::generate(shell, &mut command, "fasthash", &mut out);
+    Some(out)
+}
+
+fn man_page() -> Vec<u8> {
+    let command = Cli::command();
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = clap_mangen::Man::new(command).render(&mut out);
+    out.extend_from_slice(EXTRA_SECTIONS.as_bytes());
+    out
+}
+
+const EXTRA_SECTIONS: &str = r#".SH "BENCHMARK"
+\fBfasthash bench\fR [\fB\-\-seconds\fR \fIS\fR] [\fB\-a\fR \fINAME\fR]...
+.br
+Prints, for every algorithm (or those named), the kernel it runs on this CPU and its
+single\-thread throughput in GB/s on in\-memory buffers of 64 B, 4 KiB and 1 MiB. A file named
+\fIbench\fR is hashed with \fBfasthash ./bench\fR.
+.SH "DROP-IN NAMES"
+Started under the name \fBmd5sum\fR, \fBsha1sum\fR, \fBsha224sum\fR, \fBsha256sum\fR,
+\fBsha384sum\fR, \fBsha512sum\fR or \fBb3sum\fR (a symbolic link to fasthash), fasthash is that
+program: its default algorithm, its options (GNU getopt parsing for the coreutils names), its
+output byte for byte, its messages and its exit codes.
+.SH "EXIT STATUS"
+.TP
+\fB0\fR
+Every input was hashed; with \fB\-c\fR, every listed file verified; with \fB\-\-verify\-s3\fR,
+every field that could be checked matched.
+.TP
+\fB1\fR
+An input could not be read or changed while it was read, a checksum did not match, or the
+output could not be written.
+.TP
+\fB2\fR
+A usage error, or (\fB\-\-verify\-s3\fR) JSON that cannot be read. Under a coreutils drop\-in
+name a usage error exits 1, as coreutils does.
+.SH "ENVIRONMENT"
+fasthash reads no variable of its own. The kernels choose their CPU path at run time;
+\fBfasthash \-\-version\fR lists the CPU features found and \fBfasthash bench\fR the kernel of
+each algorithm.
+.SH "CAVEATS"
+Files of 4 MiB and more are mapped into memory (\fB\-\-no\-mmap\fR reads them instead). A file
+that is truncated, extended or rewritten while fasthash hashes it is reported as
+\fIfile changed as we read it\fR (exit 1), never printed with a digest; a mapping whose file
+shrinks does not kill the process. A file that changes between two runs is simply a
+different file.
+.SH "SEE ALSO"
+\fBsha256sum\fR(1), \fBcksum\fR(1), \fBb3sum\fR(1), \fBxxhsum\fR(1)
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_generates() {
+        for (name, _) in TARGETS {
+            let text = generate(name).unwrap();
+            assert!(text.len() > 1000, "{name} is too short");
+        }
+        assert!(generate("nothing").is_none());
+    }
+
+    #[test]
+    fn completions_offer_algorithm_names() {
+        let bash = String::from_utf8(generate("complete-bash").unwrap()).unwrap();
+        for name in ["sha256", "blake3", "crc64nvme", "xxh128"] {
+            assert!(bash.contains(name), "bash completion lacks {name}");
+        }
+    }
+}

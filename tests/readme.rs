@@ -1,0 +1,114 @@
+//! Every `fasthash` command shown in the README runs and succeeds, in order, in a directory
+//! holding the files the examples name. A README example that stops working fails here.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+/// The shell lines of the README's `sh` blocks that run fasthash, continuations joined,
+/// trailing comments dropped; installing, uninstalling and the benchmark scripts are left out.
+fn readme_commands(readme: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut in_block = false;
+    let mut pending = String::new();
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_block = line.trim() == "```sh";
+            continue;
+        }
+        if !in_block {
+            continue;
+        }
+        if let Some(start) = line.strip_suffix('\\') {
+            pending.push_str(start);
+            continue;
+        }
+        let mut full = std::mem::take(&mut pending);
+        full.push_str(line);
+        let command = match full.find("  #") {
+            Some(at) => full[..at].trim_end().to_string(),
+            None => full.trim_end().to_string(),
+        };
+        let runs_fasthash = command.split_whitespace().any(|word| word == "fasthash")
+            || command.contains("bin/sha256sum");
+        let excluded = ["cargo ", "install -D", "bench/peers.sh", "tests/interop"]
+            .iter()
+            .any(|skip| command.contains(skip));
+        if runs_fasthash && !excluded && !command.trim_start().starts_with('#') {
+            commands.push(command);
+        }
+    }
+    commands
+}
+
+fn write(dir: &Path, name: &str, content: &[u8]) {
+    let path = dir.join(name);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+#[test]
+fn every_readme_example_runs() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let commands = readme_commands(&readme);
+    assert!(
+        commands.len() >= 30,
+        "only {} commands found",
+        commands.len()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let big: Vec<u8> = (0..12 * 1024 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    write(d, "big.iso", &big);
+    write(d, "small.iso", b"a small image");
+    for (name, content) in [
+        ("notes.txt", &b"notes"[..]),
+        ("photo.jpg", b"jpeg"),
+        ("a.tar", b"tar a"),
+        ("b.tar", b"tar b"),
+        ("data.bin", b"\x00\x01\x02"),
+        ("-odd-name", b"odd"),
+        ("photos/one.jpg", b"1"),
+        ("photos/two.jpg", b"2"),
+        ("src/main.rs", b"fn main() {}"),
+        ("src/lib.o", b"object"),
+        ("src/.git/config", b"[core]"),
+        ("target/out.rs", b"generated"),
+        ("build/x", b"x"),
+        ("cache/y", b"y"),
+    ] {
+        write(d, name, content);
+    }
+    let md5 = fasthash::kernels::hash(fasthash::kernels::Algorithm::Md5, &big).to_hex();
+    let head = format!(r#"{{"ContentLength": {}, "ETag": "\"{md5}\""}}"#, big.len());
+    write(d, "head.json", head.as_bytes());
+
+    let bin_dir = Path::new(FASTHASH).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for command in &commands {
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(d)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "README example failed: {command}\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
