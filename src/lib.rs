@@ -19,16 +19,21 @@ pub mod s3;
 use config::{Config, Mode};
 use error::ExitStatus;
 use report::Reporter;
-use std::io::BufWriter;
 
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
     io::parallel::configure_threads(config.threads);
     let reporter = Reporter::new(config.personality, config.program.clone());
-    let mut out = BufWriter::with_capacity(64 * 1024, io::RawStdout);
+    let terminator = if config.style.zero_terminated {
+        b'\0'
+    } else {
+        b'\n'
+    };
+    let mut out = io::WholeLines::new(io::RawStdout, terminator);
     match (config.mode, config.algorithm) {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
-        (Mode::Hash, None) => unreachable!("hash mode always has an algorithm"),
+        // Config always sets an algorithm for hash mode; without one there is nothing to do.
+        (Mode::Hash, None) => ExitStatus::Usage,
         (Mode::Check, _) => check::run(config, &mut out, &reporter),
         (Mode::VerifyS3, _) => s3::verify::run(config, &mut out, &reporter),
     }

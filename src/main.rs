@@ -9,6 +9,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    exit_cleanly_on_interrupt();
     let args: Vec<_> = std::env::args_os().collect();
     let personality = Personality::from_argv0(args.first());
     let program = personality.message_name(args.first());
@@ -69,5 +70,21 @@ extern "C" fn detect_closed_stdout() {
     // SAFETY: F_GETFD only reads the descriptor table; it touches no memory of ours.
     if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdout_closed_at_start();
+    }
+}
+
+/// Ctrl-C (SIGINT) and SIGTERM end the run at once, with the status a shell gives a process
+/// killed by them (130, 143) but by a normal exit: nothing half-done is flushed, and standard
+/// output, written only in whole lines, never ends in half a line.
+fn exit_cleanly_on_interrupt() {
+    extern "C" fn on_signal(signal: libc::c_int) {
+        // SAFETY: _exit is async-signal-safe and ends the process without running anything.
+        unsafe { libc::_exit(128 + signal) }
+    }
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: installs a handler that only calls _exit; no Rust state is touched.
+        unsafe {
+            libc::signal(signal, on_signal as *const () as libc::sighandler_t);
+        }
     }
 }

@@ -334,11 +334,15 @@ impl LineParser {
     }
 
     fn name(&self, raw: &[u8], escaped: bool) -> Option<Vec<u8>> {
-        let name = if escaped {
+        let mut name = if escaped {
             unescape_name(raw)?
         } else {
             raw.to_vec()
         };
+        // A file name ends at a NUL, as it does for coreutils (a C string) and for the system.
+        if let Some(nul) = name.iter().position(|&b| b == 0) {
+            name.truncate(nul);
+        }
         if name.is_empty() || (self.options.manifest_is_stdin && name == b"-") {
             return None;
         }

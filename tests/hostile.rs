@@ -1,0 +1,462 @@
+//! Hostile inputs and faults: whatever the file system or a manifest throws at fasthash, it
+//! names what it could not hash with the reason, hashes everything else, says so in its exit
+//! code, never panics, never dies on a signal and never prints a wrong digest.
+
+mod common;
+
+use fasthash::kernels::{hash, Algorithm};
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+fn fasthash(dir: &Path, args: &[&str]) -> Output {
+    Command::new(FASTHASH)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Exited by itself (no signal), with this code.
+fn assert_exit(output: &Output, code: i32, what: &str) {
+    assert_eq!(
+        output.status.signal(),
+        None,
+        "{what}: killed by a signal; stderr: {}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{what}: stdout {} stderr {}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+}
+
+fn sha256_line(content: &[u8], name: &str) -> String {
+    format!("{}  {name}\n", hash(Algorithm::Sha256, content).to_hex())
+}
+
+#[test]
+fn unreadable_directory_under_recursion() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::create_dir_all(dir.path().join("t/locked")).unwrap();
+    fs::write(dir.path().join("t/locked/inside"), b"x").unwrap();
+    fs::write(dir.path().join("t/open"), b"open").unwrap();
+    fs::set_permissions(dir.path().join("t"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(dir.path().join("t/open"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(
+        dir.path().join("t/locked"),
+        fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    let is_root = unsafe { libc::geteuid() } == 0;
+    let output = if is_root {
+        let Some(setpriv) = common::peer("setpriv") else {
+            return;
+        };
+        Command::new(setpriv)
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(FASTHASH)
+            .args(["-r", "t"])
+            .current_dir(dir.path())
+            .env("LC_ALL", "C.UTF-8")
+            .output()
+            .unwrap()
+    } else {
+        fasthash(dir.path(), &["-r", "t"])
+    };
+    fs::set_permissions(
+        dir.path().join("t/locked"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    assert_exit(&output, 1, "unreadable directory");
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: t/locked: Permission denied\n"
+    );
+    assert_eq!(text(&output.stdout), sha256_line(b"open", "t/open"));
+}
+
+#[test]
+fn symbolic_links_broken_and_looping() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("t/sub")).unwrap();
+    fs::write(d.join("t/file"), b"f").unwrap();
+    std::os::unix::fs::symlink("nowhere", d.join("t/broken")).unwrap();
+    std::os::unix::fs::symlink("..", d.join("t/sub/up")).unwrap();
+
+    let named = fasthash(d, &["t/broken", "t/file"]);
+    assert_exit(&named, 1, "broken link named");
+    assert_eq!(
+        text(&named.stderr),
+        "fasthash: t/broken: No such file or directory\n"
+    );
+    assert_eq!(text(&named.stdout), sha256_line(b"f", "t/file"));
+
+    // Links met while walking are not followed without -L: nothing to report.
+    let walked = fasthash(d, &["-r", "t"]);
+    assert_exit(&walked, 0, "links not followed");
+    assert_eq!(text(&walked.stdout), sha256_line(b"f", "t/file"));
+
+    // With -L the loop is reported, not followed, and the broken link is named.
+    let followed = fasthash(d, &["-r", "-L", "t"]);
+    assert_exit(&followed, 1, "links followed");
+    let stderr = text(&followed.stderr);
+    assert!(
+        stderr.contains("t/broken: No such file or directory"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("t/sub/up: file system loop detected; not followed"),
+        "{stderr}"
+    );
+    assert_eq!(text(&followed.stdout), sha256_line(b"f", "t/file"));
+}
+
+#[test]
+fn special_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let null = fasthash(d, &["/dev/null"]);
+    assert_exit(&null, 0, "/dev/null");
+    assert_eq!(text(&null.stdout), sha256_line(b"", "/dev/null"));
+
+    // A socket and a device met under -r are skipped with a message, not hashed, not a failure.
+    fs::create_dir(d.join("t")).unwrap();
+    fs::write(d.join("t/a"), b"a").unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(d.join("t/socket")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.join("t/device")).unwrap();
+    let output = fasthash(d, &["-r", "-L", "t"]);
+    assert_exit(&output, 0, "socket and device under -r");
+    assert_eq!(text(&output.stdout), sha256_line(b"a", "t/a"));
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: t/device: not a regular file; skipped\nfasthash: t/socket: not a regular file; skipped\n"
+    );
+}
+
+/// A file that keeps growing while it is hashed is reported as changed, read or mapped.
+#[test]
+fn a_file_growing_while_hashed_is_reported() {
+    for mode in ["--mmap", "--no-mmap"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("growing");
+        File::create(&path)
+            .unwrap()
+            .set_len(3 * 1024 * 1024 * 1024)
+            .unwrap();
+        let child = Command::new(FASTHASH)
+            .current_dir(dir.path())
+            .args(["-j", "1", "-a", "sha256", mode, "growing"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let mut file = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(&[1u8; 4096]).unwrap();
+        drop(file);
+        let output = child.wait_with_output().unwrap();
+        assert_exit(&output, 1, mode);
+        assert_eq!(
+            text(&output.stderr),
+            "fasthash: growing: file changed as we read it\n"
+        );
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_sparse_file_over_4_gib_matches_b3sum() {
+    let Some(b3sum) = common::peer("b3sum") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sparse");
+    let mut file = File::create(&path).unwrap();
+    file.write_all(b"start").unwrap();
+    file.set_len((4u64 << 30) + 4097).unwrap();
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(b"past four gibibytes", (4u64 << 30) + 7)
+        .unwrap();
+    drop(file);
+    let theirs = Command::new(b3sum)
+        .current_dir(dir.path())
+        .arg("sparse")
+        .output()
+        .unwrap();
+    for mode in ["--mmap", "--no-mmap"] {
+        let ours = fasthash(dir.path(), &["-a", "blake3", mode, "sparse"]);
+        assert_exit(&ours, 0, mode);
+        assert_eq!(text(&ours.stdout), text(&theirs.stdout), "{mode}");
+    }
+}
+
+#[test]
+fn long_names_and_paths_beyond_path_max() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let long_name = "n".repeat(255);
+    fs::create_dir(d.join("t")).unwrap();
+    fs::write(d.join("t").join(&long_name), b"long").unwrap();
+    // Directories nested past PATH_MAX (4096 bytes), made one level at a time.
+    let component = "d".repeat(200);
+    make_nested(&d.join("t"), &component, 25);
+    let output = fasthash(d, &["-r", "t"]);
+    // The deep file is named with the reason; everything else is hashed.
+    assert_exit(&output, 1, "path beyond PATH_MAX");
+    assert!(
+        text(&output.stderr).contains("File name too long"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        text(&output.stdout),
+        sha256_line(b"long", &format!("t/{long_name}"))
+    );
+}
+
+/// Makes `levels` directories named `component` inside each other under `base`, and a file at
+/// the bottom, through directory descriptors: the full path is longer than the system takes.
+fn make_nested(base: &Path, component: &str, levels: usize) {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let name = CString::new(component).unwrap();
+    let base = CString::new(base.as_os_str().as_bytes()).unwrap();
+    // SAFETY: plain descriptor calls on our own temporary directory; every descriptor is closed.
+    unsafe {
+        let mut fd = libc::open(base.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+        assert!(fd >= 0);
+        for _ in 0..levels {
+            assert_eq!(libc::mkdirat(fd, name.as_ptr(), 0o755), 0);
+            let next = libc::openat(fd, name.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+            assert!(next >= 0);
+            libc::close(fd);
+            fd = next;
+        }
+        let file = CString::new("file").unwrap();
+        let out = libc::openat(fd, file.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644);
+        assert!(out >= 0);
+        assert_eq!(libc::write(out, b"deep".as_ptr().cast(), 4), 4);
+        libc::close(out);
+        libc::close(fd);
+    }
+}
+
+#[test]
+fn a_deep_tree_is_walked_without_recursion() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut path = d.join("t");
+    for _ in 0..1500 {
+        path.push("d");
+    }
+    fs::create_dir_all(&path).unwrap();
+    fs::write(path.join("bottom"), b"bottom").unwrap();
+    let output = fasthash(d, &["-r", "-a", "crc32", "t"]);
+    assert_exit(&output, 0, "deep tree");
+    assert!(text(&output.stdout).ends_with("/d/bottom\n"));
+}
+
+/// Runs a shell line (which `exec`s fasthash) with stdout to a file; returns the exit code,
+/// the peak RSS in KiB and the output. The peak is read from /proc while the process runs
+/// (`VmHWM` of the exec'd image; the wait status's rusage would also count the test process's
+/// own pages, shared with the child before it execs).
+fn run_measured(dir: &Path, shell: &str) -> (i32, u64, String) {
+    let out_path = dir.join("out.txt");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(shell)
+        .current_dir(dir)
+        .env("FASTHASH", FASTHASH)
+        .stdout(File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0;
+    let status = loop {
+        if let Ok(status) = fs::read_to_string(&status_path) {
+            if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+                let kib: u64 = line
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    assert_eq!(status.signal(), None, "killed by a signal");
+    (
+        status.code().unwrap_or(-1),
+        peak_kib,
+        fs::read_to_string(out_path).unwrap(),
+    )
+}
+
+#[test]
+fn many_files_under_a_small_open_file_limit_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for i in 0..100_000u32 {
+        if i % 1000 == 0 {
+            fs::create_dir_all(d.join(format!("t/{:03}", i / 1000))).unwrap();
+        }
+        fs::write(d.join(format!("t/{:03}/{i}", i / 1000)), i.to_le_bytes()).unwrap();
+    }
+    let (code, rss_kib, out) = run_measured(d, "ulimit -n 64 && exec \"$FASTHASH\" -r -a xxh3 t");
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 100_000);
+    assert!(
+        rss_kib < 64 * 1024,
+        "peak RSS {rss_kib} KiB on 100,000 files"
+    );
+}
+
+#[test]
+fn memory_stays_bounded_on_a_10_gib_sparse_file() {
+    let dir = tempfile::tempdir().unwrap();
+    File::create(dir.path().join("sparse"))
+        .unwrap()
+        .set_len(10 << 30)
+        .unwrap();
+    for algorithm in ["xxh3", "blake3", "crc64nvme"] {
+        let (code, rss_kib, out) = run_measured(
+            dir.path(),
+            &format!("exec \"$FASTHASH\" -a {algorithm} sparse"),
+        );
+        assert_eq!(code, 0, "{algorithm}");
+        assert!(out.ends_with("  sparse\n"));
+        assert!(rss_kib < 256 * 1024, "{algorithm}: peak RSS {rss_kib} KiB");
+    }
+}
+
+#[test]
+fn interrupted_it_exits_promptly_with_whole_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for i in 0..3000 {
+        fs::write(d.join(format!("f{i:05}")), vec![i as u8; 64 * 1024]).unwrap();
+    }
+    File::create(d.join("zz-big"))
+        .unwrap()
+        .set_len(8 << 30)
+        .unwrap();
+    let child = Command::new(FASTHASH)
+        .current_dir(d)
+        .args(["-j", "1", "-a", "sha512", "."])
+        .arg("-r")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let started = std::time::Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "did not exit promptly"
+    );
+    assert_eq!(output.status.signal(), None, "died on the signal");
+    assert_eq!(output.status.code(), Some(130));
+    assert!(output.stdout.is_empty() || output.stdout.ends_with(b"\n"));
+    for line in text(&output.stdout).lines() {
+        assert_eq!(line.len(), 128 + 2 + "./f00000".len(), "{line}");
+    }
+}
+
+/// Manifests no one should write: fasthash under the `sha256sum` name answers them exactly
+/// as sha256sum does (stdout, stderr, exit code), and never panics under its own name.
+#[test]
+fn hostile_manifests_get_coreutils_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("a"), b"a").unwrap();
+    let good = sha256_line(b"a", "a");
+    let digest = hash(Algorithm::Sha256, b"a").to_hex();
+    let mut random = vec![0u8; 10 << 20];
+    let mut rng = common::SplitMix64(99);
+    for chunk in random.chunks_mut(8) {
+        let word = rng.next_u64().to_le_bytes();
+        chunk.copy_from_slice(&word[..chunk.len()]);
+    }
+    let mut long_line = good.clone().into_bytes();
+    long_line.extend(format!("{}  {}\n", digest, "x".repeat(1 << 20)).bytes());
+    let manifests: Vec<(&str, Vec<u8>)> = vec![
+        ("random", random),
+        ("nul", format!("{digest}  a\0b\n{good}").into_bytes()),
+        ("long-line", long_line),
+        ("no-final-newline", good.trim_end().as_bytes().to_vec()),
+        (
+            "short-digest",
+            format!("{}  a\n{good}", &digest[..60]).into_bytes(),
+        ),
+        (
+            "bad-escape",
+            format!("\\{digest}  a\\q\n{good}").into_bytes(),
+        ),
+        (
+            "mixed",
+            format!("MD5 (a) = {}\n{good}", hash(Algorithm::Md5, b"a").to_hex()).into_bytes(),
+        ),
+    ];
+    let drop_in = d.join("sha256sum");
+    std::os::unix::fs::symlink(FASTHASH, &drop_in).unwrap();
+    let real = common::peer("sha256sum");
+    for (name, content) in &manifests {
+        fs::write(d.join(name), content).unwrap();
+        let ours = Command::new(&drop_in)
+            .current_dir(d)
+            .env("LC_ALL", "C.UTF-8")
+            .args(["-c", name])
+            .output()
+            .unwrap();
+        assert_eq!(ours.status.signal(), None, "{name}");
+        if let Some(real) = &real {
+            let theirs = Command::new(real)
+                .current_dir(d)
+                .env("LC_ALL", "C.UTF-8")
+                .args(["-c", name])
+                .output()
+                .unwrap();
+            assert_eq!(ours.status.code(), theirs.status.code(), "{name}");
+            assert_eq!(text(&ours.stdout), text(&theirs.stdout), "{name}");
+            let their_stderr =
+                text(&theirs.stderr).replace(&real.display().to_string(), "sha256sum");
+            let our_stderr =
+                text(&ours.stderr).replace(&drop_in.display().to_string(), "sha256sum");
+            assert_eq!(our_stderr, their_stderr, "{name}");
+        }
+        for extra in [&[][..], &["--strict"][..], &["-w"][..]] {
+            let own = fasthash(d, &[&["-c"][..], extra, &[name]].concat());
+            assert_eq!(own.status.signal(), None, "{name}");
+            assert!(
+                matches!(own.status.code(), Some(0 | 1)),
+                "{name}: {:?}",
+                own.status
+            );
+        }
+    }
+}
