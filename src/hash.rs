@@ -15,7 +15,6 @@ use crate::io::Input;
 use crate::kernels::{Algorithm, S3ChecksumType};
 use crate::report::Reporter;
 use crate::s3::{compute, part_limits_error, S3Checksum, Upload};
-use std::fs::File;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
@@ -88,7 +87,7 @@ fn s3_checksum(
             etag: None,
         });
     };
-    let file = File::open(path)?;
+    let file = crate::io::long_paths::open_file(path)?;
     let size = file.metadata()?.len();
     let upload = match options.upload {
         UploadChoice::Fixed(upload) => upload,

@@ -94,7 +94,7 @@ pub fn hash_input(
 ) -> io::Result<Digest> {
     match input {
         Input::Stdin => hash_reader(io::stdin().lock(), algorithm),
-        Input::Path(path) => hash_file(File::open(path)?, algorithm, options),
+        Input::Path(path) => hash_file(super::long_paths::open_file(path)?, algorithm, options),
     }
 }
 

@@ -6,7 +6,7 @@
 //! starts before a large tree is listed and the list is never held whole. walkdir walks with
 //! its own stack, not recursion, and keeps a bounded number of directories open.
 
-use super::Input;
+use super::{long_paths, Input};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use std::ffi::OsStr;
 use std::io::{self, BufRead, Read};
@@ -164,42 +164,69 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
             entry.depth() == 0 || !filter.excludes(relative_to(entry.path(), &root_for_filter))
         });
     let filter = options.filter.clone();
-    Box::new(walker.filter_map(move |entry| match entry {
-        Ok(entry) => {
-            let file_type = entry.file_type();
-            if file_type.is_dir() || file_type.is_symlink() {
-                // Directories are entered; links met while walking are not followed
-                // without -L (with -L, walkdir reports what they point to).
-                return None;
+    Box::new(walker.flat_map(move |entry| -> OneOrMany {
+        match entry {
+            Ok(entry) => {
+                let file_type = entry.file_type();
+                if file_type.is_dir() || file_type.is_symlink() {
+                    // Directories are entered; links met while walking are not followed
+                    // without -L (with -L, walkdir reports what they point to).
+                    return OneOrMany::One(None);
+                }
+                let path = entry.into_path();
+                if !filter.includes_file(relative_to(&path, &walk_root)) {
+                    return OneOrMany::One(None);
+                }
+                OneOrMany::One(Some(if file_type.is_file() {
+                    Task::Hash(Input::Path(path))
+                } else {
+                    Task::Skip {
+                        name: path.into_os_string().into_vec(),
+                        reason: "not a regular file; skipped",
+                    }
+                }))
             }
-            let path = entry.into_path();
-            if !filter.includes_file(relative_to(&path, &walk_root)) {
-                return None;
+            Err(error) => {
+                let path = error.path().map(Path::to_path_buf);
+                let too_long = error.io_error().is_some_and(long_paths::is_too_long);
+                if let (Some(path), true) = (&path, too_long) {
+                    // Deeper than one system call reaches: walk it a directory at a time.
+                    return OneOrMany::Many(
+                        long_paths::walk(path, &walk_root, &filter).into_iter(),
+                    );
+                }
+                let name = path
+                    .map(|p| p.into_os_string().into_vec())
+                    .unwrap_or_else(|| walk_root.as_os_str().as_bytes().to_vec());
+                let error = if error.loop_ancestor().is_some() {
+                    io::Error::other("file system loop detected; not followed")
+                } else {
+                    error
+                        .into_io_error()
+                        .unwrap_or_else(|| io::Error::other("cannot walk"))
+                };
+                OneOrMany::One(Some(Task::Fail { name, error }))
             }
-            if file_type.is_file() {
-                Some(Task::Hash(Input::Path(path)))
-            } else {
-                Some(Task::Skip {
-                    name: path.into_os_string().into_vec(),
-                    reason: "not a regular file; skipped",
-                })
-            }
-        }
-        Err(error) => {
-            let name = error
-                .path()
-                .map(|p| p.as_os_str().as_bytes().to_vec())
-                .unwrap_or_else(|| walk_root.as_os_str().as_bytes().to_vec());
-            let error = if error.loop_ancestor().is_some() {
-                io::Error::other("file system loop detected; not followed")
-            } else {
-                error
-                    .into_io_error()
-                    .unwrap_or_else(|| io::Error::other("cannot walk"))
-            };
-            Some(Task::Fail { name, error })
         }
     }))
+}
+
+/// What one walkdir entry turns into: usually one task or none; a whole subtree when the
+/// entry is a directory too deep for walkdir.
+enum OneOrMany {
+    One(Option<Task>),
+    Many(std::vec::IntoIter<Task>),
+}
+
+impl Iterator for OneOrMany {
+    type Item = Task;
+
+    fn next(&mut self) -> Option<Task> {
+        match self {
+            OneOrMany::One(task) => task.take(),
+            OneOrMany::Many(tasks) => tasks.next(),
+        }
+    }
 }
 
 fn relative_to<'a>(path: &'a Path, root: &Path) -> &'a Path {
