@@ -75,14 +75,14 @@ extern "C" fn detect_closed_stdout() {
 
 /// Ctrl-C (SIGINT) and SIGTERM end the run at once, with the status a shell gives a process
 /// killed by them (130, 143) but by a normal exit: nothing half-done is flushed, and standard
-/// output, written only in whole lines, never ends in half a line.
+/// output, written only in whole lines (a write under way is finished first), never ends in
+/// half a line.
 fn exit_cleanly_on_interrupt() {
     extern "C" fn on_signal(signal: libc::c_int) {
-        // SAFETY: _exit is async-signal-safe and ends the process without running anything.
-        unsafe { libc::_exit(128 + signal) }
+        fasthash::io::on_interrupt(signal);
     }
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: installs a handler that only calls _exit; no Rust state is touched.
+        // SAFETY: installs a handler that only touches atomics and calls _exit.
         unsafe {
             libc::signal(signal, on_signal as *const () as libc::sighandler_t);
         }

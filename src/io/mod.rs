@@ -96,6 +96,35 @@ pub struct WholeLines<W: std::io::Write> {
 
 const WHOLE_LINES_CAPACITY: usize = 64 * 1024;
 
+static WRITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Called from the SIGINT/SIGTERM handler: ends the process with 128 + `signal` at once, or,
+/// when a run of whole lines is being written (a write to a pipe can be cut by a signal after
+/// part of it went through), as soon as that write is complete. Async-signal-safe.
+pub fn on_interrupt(signal: i32) {
+    use std::sync::atomic::Ordering::SeqCst;
+    INTERRUPTED.store(signal, SeqCst);
+    if !WRITING.load(SeqCst) {
+        // SAFETY: _exit is async-signal-safe and runs nothing else.
+        unsafe { libc::_exit(128 + signal) }
+    }
+}
+
+/// Writes `data` whole, then honours an interrupt that came during the write.
+fn write_uninterrupted(out: &mut impl std::io::Write, data: &[u8]) -> std::io::Result<()> {
+    use std::sync::atomic::Ordering::SeqCst;
+    WRITING.store(true, SeqCst);
+    let result = out.write_all(data);
+    WRITING.store(false, SeqCst);
+    let signal = INTERRUPTED.load(SeqCst);
+    if signal != 0 {
+        // SAFETY: as in `on_interrupt`.
+        unsafe { libc::_exit(128 + signal) }
+    }
+    result
+}
+
 impl<W: std::io::Write> WholeLines<W> {
     pub fn new(inner: W, terminator: u8) -> WholeLines<W> {
         WholeLines {
@@ -111,7 +140,7 @@ impl<W: std::io::Write> std::io::Write for WholeLines<W> {
         self.buffer.extend_from_slice(data);
         if self.buffer.len() >= WHOLE_LINES_CAPACITY {
             if let Some(end) = self.buffer.iter().rposition(|&b| b == self.terminator) {
-                self.inner.write_all(&self.buffer[..=end])?;
+                write_uninterrupted(&mut self.inner, &self.buffer[..=end])?;
                 self.buffer.drain(..=end);
             }
         }
@@ -119,7 +148,7 @@ impl<W: std::io::Write> std::io::Write for WholeLines<W> {
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        let result = self.inner.write_all(&self.buffer);
+        let result = write_uninterrupted(&mut self.inner, &self.buffer);
         self.buffer.clear();
         result?;
         self.inner.flush()
