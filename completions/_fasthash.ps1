@@ -65,6 +65,8 @@ Register-ArgumentCompleter -Native -CommandName 'fasthash' -ScriptBlock {
             [CompletionResult]::new('--no-part-limits', '--no-part-limits', [CompletionResultType]::ParameterName, 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts')
             [CompletionResult]::new('--mmap', '--mmap', [CompletionResultType]::ParameterName, 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Never map files; always read them')
+            [CompletionResult]::new('--list-kernels', '--list-kernels', [CompletionResultType]::ParameterName, 'List every kernel of every algorithm, which ones this CPU runs, and the one used')
+            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Name the kernel each algorithm runs on (on standard error)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -62,6 +62,8 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --no-part-limits 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
             cand --mmap 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
             cand --no-mmap 'Never map files; always read them'
+            cand --list-kernels 'List every kernel of every algorithm, which ones this CPU runs, and the one used'
+            cand --debug 'Name the kernel each algorithm runs on (on standard error)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

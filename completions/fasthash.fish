@@ -53,5 +53,7 @@ complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of 
 complete -c fasthash -l no-part-limits -d 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
 complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
 complete -c fasthash -l no-mmap -d 'Never map files; always read them'
+complete -c fasthash -l list-kernels -d 'List every kernel of every algorithm, which ones this CPU runs, and the one used'
+complete -c fasthash -l debug -d 'Name the kernel each algorithm runs on (on standard error)'
 complete -c fasthash -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fasthash -s V -l version -d 'Print version'

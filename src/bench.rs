@@ -80,7 +80,9 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
             row.kernel
         )?;
         for rate in &row.gigabytes_per_second {
-            write!(out, " {rate:>8.2}")?;
+            // Slow kernels (a forced portable one, a debug build) would print 0.00 otherwise.
+            let decimals = if *rate >= 0.1 { 2 } else { 4 };
+            write!(out, " {rate:>8.decimals$}")?;
         }
         writeln!(out)?;
         out.flush()?;

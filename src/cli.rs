@@ -269,6 +269,14 @@ pub struct Cli {
     #[arg(long, overrides_with = "mmap")]
     pub no_mmap: bool,
 
+    /// List every kernel of every algorithm, which ones this CPU runs, and the one used
+    #[arg(long)]
+    pub list_kernels: bool,
+
+    /// Name the kernel each algorithm runs on (on standard error)
+    #[arg(long)]
+    pub debug: bool,
+
     /// Print a generated file: the man page or a shell's completions
     #[arg(long, value_name = "WHAT", hide = true, value_parser = crate::generate::TARGETS.iter().map(|(name, _)| *name).collect::<Vec<_>>())]
     pub generate: Option<String>,

@@ -69,6 +69,8 @@ pub struct Config {
     /// `--files-from` / `--files0-from`: the inputs are the names in this list.
     pub names_from: Option<NameList>,
     pub progress: ProgressChoice,
+    /// `--debug`: name the kernels on standard error before hashing.
+    pub debug: bool,
     /// Set by the S3 options: hash mode prints S3's values instead of digest lines.
     pub s3: Option<S3Options>,
     /// `--verify-s3`: the JSON that S3 printed.
@@ -80,6 +82,15 @@ pub struct Config {
 pub struct NameList {
     pub source: Input,
     pub zero_terminated: bool,
+}
+
+/// A `FASTHASH_KERNEL` that names an unknown kernel or one this CPU cannot run is a usage
+/// error: a forced run must run the kernel it asked for.
+fn check_forced_kernels() -> Result<(), Error> {
+    match crate::kernels::detect::forced() {
+        Ok(_) => Ok(()),
+        Err(reason) => Err(Error::usage(reason.clone())),
+    }
 }
 
 /// What the command line asks for: a run, or text to print and leave.
@@ -100,6 +111,7 @@ impl Config {
             // `bench` is a command only as the first argument: `fasthash ./bench` hashes a file.
             Personality::Fasthash if args.get(1).is_some_and(|a| a == "bench") => {
                 let bench = BenchCli::parse_from(args.into_iter().skip(1));
+                check_forced_kernels()?;
                 return Ok(Action::Bench(BenchOptions {
                     seconds: bench.seconds,
                     algorithms: bench.algorithm,
@@ -119,11 +131,17 @@ impl Config {
                 Err(message) => return Err(Error::usage(message)),
             },
         };
+        if cli.list_kernels {
+            check_forced_kernels()?;
+            let caps = crate::kernels::detect::Capabilities::get();
+            return Ok(Action::Print(crate::format::kernels::list(&caps)));
+        }
         if let Some(what) = &cli.generate {
             let text = crate::generate::generate(what)
                 .ok_or_else(|| Error::usage(format!("nothing to generate called '{what}'")))?;
             return Ok(Action::Print(String::from_utf8_lossy(&text).into_owned()));
         }
+        check_forced_kernels()?;
         Config::from_cli(cli, personality, program).map(|config| Action::Run(Box::new(config)))
     }
 
@@ -230,6 +248,7 @@ impl Config {
             walk,
             names_from,
             progress,
+            debug: cli.debug,
             s3,
             verify_s3,
         })

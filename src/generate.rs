@@ -67,9 +67,15 @@ output could not be written.
 A usage error, or (\fB\-\-verify\-s3\fR) JSON that cannot be read. Under a coreutils drop\-in
 name a usage error exits 1, as coreutils does.
 .SH "ENVIRONMENT"
-fasthash reads no variable of its own. The kernels choose their CPU path at run time;
-\fBfasthash \-\-version\fR lists the CPU features found and \fBfasthash bench\fR the kernel of
-each algorithm.
+.TP
+\fBFASTHASH_KERNEL\fR
+Forces kernels instead of the fastest this CPU runs, for bug reports and tests. A
+comma\-separated list of \fIKERNEL\fR (every algorithm that has that kernel) or
+\fIALGORITHM\fR=\fIKERNEL\fR entries; later entries win. \fBportable\fR forces plain code that
+uses no CPU extension, for every algorithm. \fBfasthash \-\-list\-kernels\fR shows the kernels
+(portable, sha\-ext, ring\-asm, simd, avx2, clmul), which of them this CPU runs and the one in
+use; \fB\-\-debug\fR names the kernel at each run. An unknown kernel, or one this CPU cannot
+run, is a usage error (exit 2), never a silent fallback.
 .SH "CAVEATS"
 Files of 4 MiB and more are mapped into memory (\fB\-\-no\-mmap\fR reads them instead). A file
 that is truncated, extended or rewritten while fasthash hashes it is reported as

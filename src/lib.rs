@@ -29,6 +29,16 @@ pub fn run(config: &Config) -> ExitStatus {
     } else {
         b'\n'
     };
+    if config.debug {
+        // Check mode learns its algorithms line by line, so it names them all.
+        let algorithms: Vec<_> = match config.algorithm {
+            Some(algorithm) => vec![algorithm],
+            None => kernels::Algorithm::all().collect(),
+        };
+        for algorithm in algorithms {
+            reporter.message(format::kernels::debug_line(algorithm).as_bytes());
+        }
+    }
     let mut out = io::WholeLines::new(io::RawStdout, terminator);
     match (config.mode, config.algorithm) {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),

@@ -5,6 +5,7 @@
 //! on a buffer.
 
 pub mod escape;
+pub mod kernels;
 pub mod line;
 pub mod manifest;
 pub mod quote;

@@ -25,7 +25,7 @@
 
 use super::mapped::Mapping;
 use super::Input;
-use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
+use crate::kernels::{crc_combine, detect, Algorithm, Digest, Hasher, Kernel};
 use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -198,7 +198,10 @@ pub fn hash_mapping(mapping: &Mapping, algorithm: Algorithm, options: &ReadOptio
         Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if splits => {
             crc_in_parallel(mapping, algorithm)
         }
-        Algorithm::Blake3 if splits => blake3_in_parallel(mapping),
+        // The portable kernel has no tree-parallel form: a forced portable run stays portable.
+        Algorithm::Blake3 if splits && detect::chosen(algorithm) != Kernel::Portable => {
+            blake3_in_parallel(mapping)
+        }
         _ => hash_with_populating_helper(mapping, algorithm),
     }
 }
@@ -234,6 +237,9 @@ fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Diges
                 done
             };
             for (index, window) in windows(bytes.len()).enumerate() {
+                if mapping.was_truncated() {
+                    break;
+                }
                 // Stay a bounded distance ahead, so memory stays bounded on huge files.
                 while index >= hashed.load(Ordering::Acquire) + 8 {
                     release_hashed(&mut released);
@@ -249,13 +255,23 @@ fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Diges
         });
         for (index, window) in windows(bytes.len()).enumerate() {
             let mut spins = 0u32;
-            while populated.load(Ordering::Acquire) <= index && !helper.is_finished() {
+            while populated.load(Ordering::Acquire) <= index
+                && !helper.is_finished()
+                && !mapping.was_truncated()
+            {
                 spins += 1;
                 if spins < 64 {
                     std::hint::spin_loop();
                 } else {
                     std::thread::yield_now();
                 }
+            }
+            // A file that shrank is reported as changed whatever the rest holds: stop
+            // hashing the zeros that stand in for it (minutes of them on a slow kernel).
+            if mapping.was_truncated() {
+                hashed.store(window_count, Ordering::Release);
+                helper.thread().unpark();
+                break;
             }
             count(window.len());
             hasher.update(&bytes[window]);

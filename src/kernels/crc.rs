@@ -1,13 +1,31 @@
-//! The CRC family (CRC-32/ISO-HDLC, CRC-32/ISCSI, CRC-64/NVME) through crc-fast, which folds with
-//! PCLMULQDQ/VPCLMULQDQ (PMULL on Arm) chosen at run time, and can combine CRCs of adjacent pieces.
+//! The CRC family (CRC-32/ISO-HDLC, CRC-32/ISCSI, CRC-64/NVME): crc-fast folds with
+//! PCLMULQDQ/VPCLMULQDQ (PMULL on Arm), chosen at run time, and combines CRCs of adjacent pieces;
+//! the crc crate's tables are the portable kernel.
 
 use super::{Algorithm, Digest};
 use crc_fast::CrcAlgorithm;
 
 pub struct Crc {
     algorithm: Algorithm,
-    digest: crc_fast::Digest,
+    state: State,
 }
+
+// The whole `Crc` sits in a Box inside `Hasher`, so the size of the largest variant is moot.
+#[allow(clippy::large_enum_variant)]
+enum State {
+    Folding(crc_fast::Digest),
+    Table32(::crc::Digest<'static, u32, ::crc::Table<16>>),
+    Table64(::crc::Digest<'static, u64, ::crc::Table<16>>),
+}
+
+// The crc crate's slice-by-16 tables: the portable kernel, and a second implementation for
+// crc-fast to be checked against.
+static CRC32_TABLES: ::crc::Crc<u32, ::crc::Table<16>> =
+    ::crc::Crc::<u32, ::crc::Table<16>>::new(&::crc::CRC_32_ISO_HDLC);
+static CRC32C_TABLES: ::crc::Crc<u32, ::crc::Table<16>> =
+    ::crc::Crc::<u32, ::crc::Table<16>>::new(&::crc::CRC_32_ISCSI);
+static CRC64NVME_TABLES: ::crc::Crc<u64, ::crc::Table<16>> =
+    ::crc::Crc::<u64, ::crc::Table<16>>::new(&::crc::CRC_64_NVME);
 
 fn crc_fast_algorithm(algorithm: Algorithm) -> CrcAlgorithm {
     match algorithm {
@@ -19,19 +37,40 @@ fn crc_fast_algorithm(algorithm: Algorithm) -> CrcAlgorithm {
 }
 
 impl Crc {
-    pub fn new(algorithm: Algorithm) -> Crc {
+    /// crc-fast's folding kernel.
+    pub fn folding(algorithm: Algorithm) -> Crc {
         Crc {
             algorithm,
-            digest: crc_fast::Digest::new(crc_fast_algorithm(algorithm)),
+            state: State::Folding(crc_fast::Digest::new(crc_fast_algorithm(algorithm))),
         }
     }
 
-    pub fn update(&mut self, data: &[u8]) {
-        self.digest.update(data);
+    /// The crc crate's table kernel.
+    pub fn tables(algorithm: Algorithm) -> Crc {
+        let state = match algorithm {
+            Algorithm::Crc32 => State::Table32(CRC32_TABLES.digest()),
+            Algorithm::Crc32c => State::Table32(CRC32C_TABLES.digest()),
+            Algorithm::Crc64Nvme => State::Table64(CRC64NVME_TABLES.digest()),
+            other => unreachable!("{other} is not a CRC"),
+        };
+        Crc { algorithm, state }
     }
 
-    pub fn finalize(&self) -> Digest {
-        crc_to_digest(self.algorithm, self.digest.finalize())
+    pub fn update(&mut self, data: &[u8]) {
+        match &mut self.state {
+            State::Folding(digest) => digest.update(data),
+            State::Table32(digest) => digest.update(data),
+            State::Table64(digest) => digest.update(data),
+        }
+    }
+
+    pub fn finalize(self) -> Digest {
+        let crc = match self.state {
+            State::Folding(digest) => digest.finalize(),
+            State::Table32(digest) => u64::from(digest.finalize()),
+            State::Table64(digest) => digest.finalize(),
+        };
+        crc_to_digest(self.algorithm, crc)
     }
 }
 
@@ -54,7 +93,7 @@ pub fn calculator_target(algorithm: Algorithm) -> String {
     crc_fast::get_calculator_target(crc_fast_algorithm(algorithm))
 }
 
-/// A whole buffer's CRC in one call.
+/// A whole buffer's CRC in one call, on crc-fast.
 pub fn checksum(algorithm: Algorithm, data: &[u8]) -> Digest {
     crc_to_digest(
         algorithm,

@@ -4,13 +4,18 @@
 //! Nothing outside this module matches on algorithm names: the CLI, the formatters and `--check`
 //! all look an algorithm up in [`ALGORITHMS`].
 
+mod blake3_portable;
 mod crc;
 pub mod detect;
 mod digest;
 mod md5;
+mod sha2_portable;
+#[cfg(target_arch = "x86_64")]
+mod xxh3;
 
-pub use crc::combine as crc_combine;
-pub use crc::crc_to_digest as crc_digest;
+pub use self::crc::combine as crc_combine;
+pub use self::crc::crc_to_digest as crc_digest;
+pub use detect::Kernel;
 pub use digest::Digest;
 
 use std::fmt;
@@ -278,7 +283,7 @@ impl fmt::Display for Algorithm {
     }
 }
 
-/// A streaming hasher for one algorithm.
+/// A streaming hasher for one algorithm, on one kernel.
 pub struct Hasher {
     state: State,
 }
@@ -287,41 +292,87 @@ pub struct Hasher {
 enum State {
     Sha224(Box<sha2::Sha224>),
     Sha256(Box<sha2::Sha256>),
+    Sha256Portable(Box<sha2_portable::sha256::Sha256Family>),
     // ring's SHA-512 assembly ran 20% faster than sha2's here (0.36 against 0.30 GB/s).
     Sha384(Box<ring::digest::Context>),
     Sha512(Box<ring::digest::Context>),
+    Sha512Portable(Box<sha2_portable::sha512::Sha512Family>),
     Sha1(Box<sha1::Sha1>),
+    Sha1Portable(Box<sha1_smol::Sha1>),
     Md5(Box<md5::Md5>),
     Blake3(Box<blake3::Hasher>),
+    Blake3Portable(Box<blake3_portable::Blake3>),
     Xxh64(Box<xxhash_rust::xxh64::Xxh64>),
     Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
     Xxh128(Box<xxhash_rust::xxh3::Xxh3>),
+    #[cfg(target_arch = "x86_64")]
+    Xxh3Avx2 {
+        state: Box<xxh3::Xxh3Avx2>,
+        wide: bool,
+    },
     Crc(Box<crc::Crc>),
 }
 
 impl Hasher {
+    /// A hasher on the kernel chosen for this process (see [`detect::chosen`]).
     pub fn new(algorithm: Algorithm) -> Hasher {
+        Hasher::with_kernel(algorithm, detect::chosen(algorithm))
+            .or_else(|| Hasher::with_kernel(algorithm, Kernel::Portable))
+            .expect("every algorithm has a portable kernel")
+    }
+
+    /// A hasher on a given kernel; None when the algorithm has no such kernel or this CPU
+    /// cannot run it.
+    pub fn with_kernel(algorithm: Algorithm, kernel: Kernel) -> Option<Hasher> {
         use sha2::Digest as _;
+        if !detect::kernels(algorithm).contains(&kernel)
+            || !kernel.runs_on(&detect::Capabilities::get())
+        {
+            return None;
+        }
+        let portable = kernel == Kernel::Portable;
         let state = match algorithm {
+            Algorithm::Sha224 if portable => {
+                State::Sha256Portable(Box::new(sha2_portable::sha256::sha224()))
+            }
             Algorithm::Sha224 => State::Sha224(Box::new(sha2::Sha224::new())),
+            Algorithm::Sha256 if portable => {
+                State::Sha256Portable(Box::new(sha2_portable::sha256::sha256()))
+            }
             Algorithm::Sha256 => State::Sha256(Box::new(sha2::Sha256::new())),
+            Algorithm::Sha384 if portable => {
+                State::Sha512Portable(Box::new(sha2_portable::sha512::sha384()))
+            }
             Algorithm::Sha384 => {
                 State::Sha384(Box::new(ring::digest::Context::new(&ring::digest::SHA384)))
+            }
+            Algorithm::Sha512 if portable => {
+                State::Sha512Portable(Box::new(sha2_portable::sha512::sha512()))
             }
             Algorithm::Sha512 => {
                 State::Sha512(Box::new(ring::digest::Context::new(&ring::digest::SHA512)))
             }
+            Algorithm::Sha1 if portable => State::Sha1Portable(Box::default()),
             Algorithm::Sha1 => State::Sha1(Box::new(sha1::Sha1::new())),
             Algorithm::Md5 => State::Md5(Box::default()),
+            Algorithm::Blake3 if portable => State::Blake3Portable(Box::default()),
             Algorithm::Blake3 => State::Blake3(Box::new(blake3::Hasher::new())),
             Algorithm::Xxh64 => State::Xxh64(Box::new(xxhash_rust::xxh64::Xxh64::new(0))),
+            #[cfg(target_arch = "x86_64")]
+            Algorithm::Xxh3 | Algorithm::Xxh128 if kernel == Kernel::Avx2 => State::Xxh3Avx2 {
+                state: Box::new(xxh3::Xxh3Avx2::new()?),
+                wide: algorithm == Algorithm::Xxh128,
+            },
             Algorithm::Xxh3 => State::Xxh3(Box::new(xxhash_rust::xxh3::Xxh3::new())),
             Algorithm::Xxh128 => State::Xxh128(Box::new(xxhash_rust::xxh3::Xxh3::new())),
+            Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if portable => {
+                State::Crc(Box::new(crc::Crc::tables(algorithm)))
+            }
             Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
-                State::Crc(Box::new(crc::Crc::new(algorithm)))
+                State::Crc(Box::new(crc::Crc::folding(algorithm)))
             }
         };
-        Hasher { state }
+        Some(Hasher { state })
     }
 
     pub fn update(&mut self, data: &[u8]) {
@@ -329,14 +380,20 @@ impl Hasher {
         match &mut self.state {
             State::Sha224(h) => h.update(data),
             State::Sha256(h) => h.update(data),
+            State::Sha256Portable(h) => h.update(data),
             State::Sha384(h) | State::Sha512(h) => h.update(data),
+            State::Sha512Portable(h) => h.update(data),
             State::Sha1(h) => h.update(data),
+            State::Sha1Portable(h) => h.update(data),
             State::Md5(h) => h.update(data),
             State::Blake3(h) => {
                 h.update(data);
             }
+            State::Blake3Portable(h) => h.update(data),
             State::Xxh64(h) => h.update(data),
             State::Xxh3(h) | State::Xxh128(h) => h.update(data),
+            #[cfg(target_arch = "x86_64")]
+            State::Xxh3Avx2 { state, .. } => state.update(data),
             State::Crc(h) => h.update(data),
         }
     }
@@ -346,41 +403,66 @@ impl Hasher {
         match self.state {
             State::Sha224(h) => Digest::from_slice(&h.finalize()),
             State::Sha256(h) => Digest::from_slice(&h.finalize()),
+            State::Sha256Portable(h) => Digest::from_slice(&h.finalize()),
             State::Sha384(h) | State::Sha512(h) => Digest::from_slice(h.finish().as_ref()),
+            State::Sha512Portable(h) => Digest::from_slice(&h.finalize()),
             State::Sha1(h) => Digest::from_slice(&h.finalize()),
+            State::Sha1Portable(h) => Digest::from_slice(&h.digest().bytes()),
             State::Md5(h) => Digest::from_slice(&h.finalize()),
             State::Blake3(h) => Digest::from_slice(h.finalize().as_bytes()),
+            State::Blake3Portable(h) => Digest::from_slice(&h.finalize()),
             // xxHash's canonical form, which xxhsum prints, is big-endian.
             State::Xxh64(h) => Digest::from_slice(&h.digest().to_be_bytes()),
             State::Xxh3(h) => Digest::from_slice(&h.digest().to_be_bytes()),
             State::Xxh128(h) => Digest::from_slice(&h.digest128().to_be_bytes()),
+            #[cfg(target_arch = "x86_64")]
+            State::Xxh3Avx2 { state, wide: false } => {
+                Digest::from_slice(&state.digest64().to_be_bytes())
+            }
+            #[cfg(target_arch = "x86_64")]
+            State::Xxh3Avx2 { state, wide: true } => {
+                Digest::from_slice(&state.digest128().to_be_bytes())
+            }
             State::Crc(h) => h.finalize(),
         }
     }
 }
 
-/// Hashes a whole buffer at once, through each crate's one-shot entry point: no streaming
-/// state to allocate and set up, which is most of the cost for inputs of a few hundred bytes
-/// (XXH3 of 16 bytes: 170 ns through the streaming state, a few ns one-shot).
+/// Hashes a whole buffer at once on the chosen kernel, through each crate's one-shot entry
+/// point where there is one: no streaming state to allocate and set up, which is most of the
+/// cost for inputs of a few hundred bytes (XXH3 of 16 bytes: 170 ns through the streaming
+/// state, a few ns one-shot).
 pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
     use sha2::Digest as _;
+    let kernel = detect::chosen(algorithm);
+    let fast = kernel != Kernel::Portable;
     match algorithm {
-        Algorithm::Sha224 => Digest::from_slice(&sha2::Sha224::digest(data)),
-        Algorithm::Sha256 => Digest::from_slice(&sha2::Sha256::digest(data)),
-        Algorithm::Sha384 => {
+        Algorithm::Sha224 if fast => Digest::from_slice(&sha2::Sha224::digest(data)),
+        Algorithm::Sha256 if fast => Digest::from_slice(&sha2::Sha256::digest(data)),
+        Algorithm::Sha384 if fast => {
             Digest::from_slice(ring::digest::digest(&ring::digest::SHA384, data).as_ref())
         }
-        Algorithm::Sha512 => {
+        Algorithm::Sha512 if fast => {
             Digest::from_slice(ring::digest::digest(&ring::digest::SHA512, data).as_ref())
         }
-        Algorithm::Sha1 => Digest::from_slice(&sha1::Sha1::digest(data)),
+        Algorithm::Sha1 if fast => Digest::from_slice(&sha1::Sha1::digest(data)),
         Algorithm::Md5 => Digest::from_slice(&md5::digest(data)),
-        Algorithm::Blake3 => Digest::from_slice(blake3::hash(data).as_bytes()),
+        Algorithm::Blake3 if fast => Digest::from_slice(blake3::hash(data).as_bytes()),
         Algorithm::Xxh64 => Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
-        Algorithm::Xxh3 => Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
-        Algorithm::Xxh128 => Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
-        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
+        // Up to 240 bytes both kernels run xxhash-rust's short algorithms.
+        Algorithm::Xxh3 if kernel == Kernel::Portable || data.len() <= 240 => {
+            Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes())
+        }
+        Algorithm::Xxh128 if kernel == Kernel::Portable || data.len() <= 240 => {
+            Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes())
+        }
+        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if fast => {
             crc::checksum(algorithm, data)
+        }
+        _ => {
+            let mut hasher = Hasher::new(algorithm);
+            hasher.update(data);
+            hasher.finalize()
         }
     }
 }

@@ -1,0 +1,290 @@
+//! XXH3-64 and XXH3-128 with an AVX2 kernel chosen at run time.
+//!
+//! xxhash-rust picks its vector width when it is compiled, so a portable x86-64 build runs its
+//! SSE2 loop on every CPU: 24.8 GB/s on 1 MiB on the reference machine against 34 GB/s for
+//! `xxhsum -b`. This module keeps xxhash-rust for inputs of up to 240 bytes (a different,
+//! scalar algorithm) and as the reference it is tested against, and runs the long-input loop
+//! (the 64-byte stripes and the scramble after each 1 KiB block, spec section "Long inputs")
+//! on 256-bit registers.
+//!
+//! Only the default secret and seed 0 are needed: that is what xxhsum and Amazon S3 use.
+
+use std::arch::x86_64::*;
+
+const STRIPE: usize = 64;
+const STRIPES_PER_BLOCK: usize = 16;
+const BLOCK: usize = STRIPE * STRIPES_PER_BLOCK;
+const MID_SIZE_MAX: u64 = 240;
+const SECRET_LEN: usize = 192;
+const SCRAMBLE_SECRET: usize = SECRET_LEN - STRIPE;
+const LAST_STRIPE_SECRET: usize = SECRET_LEN - STRIPE - 7;
+const MERGE_SECRET_LOW: usize = 11;
+const MERGE_SECRET_HIGH: usize = SECRET_LEN - STRIPE - 11;
+
+const PRIME32_1: u64 = 0x9E37_79B1;
+const PRIME32_2: u64 = 0x85EB_CA77;
+const PRIME32_3: u64 = 0xC2B2_AE3D;
+const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
+const PRIME64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+const PRIME64_3: u64 = 0x1656_67B1_9E37_79F9;
+const PRIME64_4: u64 = 0x85EB_CA77_C2B2_AE63;
+const PRIME64_5: u64 = 0x27D4_EB2F_1656_67C5;
+
+const INITIAL_ACC: [u64; 8] = [
+    PRIME32_3, PRIME64_1, PRIME64_2, PRIME64_3, PRIME64_4, PRIME32_2, PRIME64_5, PRIME32_1,
+];
+
+/// The specification's default secret (`XXH3_kSecret`).
+static SECRET: [u8; SECRET_LEN] = [
+    0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe, 0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c,
+    0xde, 0xd4, 0x6d, 0xe9, 0x83, 0x90, 0x97, 0xdb, 0x72, 0x40, 0xa4, 0xa4, 0xb7, 0xb3, 0x67, 0x1f,
+    0xcb, 0x79, 0xe6, 0x4e, 0xcc, 0xc0, 0xe5, 0x78, 0x82, 0x5a, 0xd0, 0x7d, 0xcc, 0xff, 0x72, 0x21,
+    0xb8, 0x08, 0x46, 0x74, 0xf7, 0x43, 0x24, 0x8e, 0xe0, 0x35, 0x90, 0xe6, 0x81, 0x3a, 0x26, 0x4c,
+    0x3c, 0x28, 0x52, 0xbb, 0x91, 0xc3, 0x00, 0xcb, 0x88, 0xd0, 0x65, 0x8b, 0x1b, 0x53, 0x2e, 0xa3,
+    0x71, 0x64, 0x48, 0x97, 0xa2, 0x0d, 0xf9, 0x4e, 0x38, 0x19, 0xef, 0x46, 0xa9, 0xde, 0xac, 0xd8,
+    0xa8, 0xfa, 0x76, 0x3f, 0xe3, 0x9c, 0x34, 0x3f, 0xf9, 0xdc, 0xbb, 0xc7, 0xc7, 0x0b, 0x4f, 0x1d,
+    0x8a, 0x51, 0xe0, 0x4b, 0xcd, 0xb4, 0x59, 0x31, 0xc8, 0x9f, 0x7e, 0xc9, 0xd9, 0x78, 0x73, 0x64,
+    0xea, 0xc5, 0xac, 0x83, 0x34, 0xd3, 0xeb, 0xc3, 0xc5, 0x81, 0xa0, 0xff, 0xfa, 0x13, 0x63, 0xeb,
+    0x17, 0x0d, 0xdd, 0x51, 0xb7, 0xf0, 0xda, 0x49, 0xd3, 0x16, 0x55, 0x26, 0x29, 0xd4, 0x68, 0x9e,
+    0x2b, 0x16, 0xbe, 0x58, 0x7d, 0x47, 0xa1, 0xfc, 0x8f, 0xf8, 0xb8, 0xd1, 0x7a, 0xd0, 0x31, 0xce,
+    0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
+];
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Hashes whole stripes into the accumulators, scrambling after each block's sixteenth stripe.
+/// `stripe` is the position in the current block of `input`'s first stripe; the position after
+/// the last one is returned.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn stripes_avx2(acc: &mut [u64; 8], input: &[u8], mut stripe: usize) -> usize {
+    debug_assert!(input.len() % STRIPE == 0 && stripe < STRIPES_PER_BLOCK);
+    let secret = SECRET.as_ptr();
+    // SAFETY (whole function): every load reads 32 bytes inside `input` (whole stripes) or
+    // inside SECRET (offsets at most 8 * 15 + 32 + 32 = 184 < 192); the stores write `acc`.
+    unsafe {
+        let mut low = _mm256_loadu_si256(acc.as_ptr().cast());
+        let mut high = _mm256_loadu_si256(acc.as_ptr().add(4).cast());
+        let prime = _mm256_set1_epi32(PRIME32_1 as i32);
+
+        // Macros rather than closures or helpers, so everything is inlined under AVX2.
+        macro_rules! accumulate {
+            ($acc:expr, $data:expr, $key:expr) => {{
+                let data = _mm256_loadu_si256($data.cast());
+                let key = _mm256_loadu_si256($key.cast());
+                let data_key = _mm256_xor_si256(data, key);
+                // (low 32 bits) * (high 32 bits) of each 64-bit lane.
+                let data_key_high = _mm256_shuffle_epi32::<0b00_11_00_01>(data_key);
+                let product = _mm256_mul_epu32(data_key, data_key_high);
+                // Each lane also adds its neighbour's input (acc[i ^ 1] += data[i]).
+                let swapped = _mm256_shuffle_epi32::<0b01_00_11_10>(data);
+                $acc = _mm256_add_epi64($acc, _mm256_add_epi64(product, swapped));
+            }};
+        }
+        macro_rules! scramble {
+            ($acc:expr, $key:expr) => {{
+                let shifted = _mm256_srli_epi64::<47>($acc);
+                let mixed = _mm256_xor_si256($acc, shifted);
+                let key = _mm256_loadu_si256($key.cast());
+                let data_key = _mm256_xor_si256(mixed, key);
+                let data_key_high = _mm256_shuffle_epi32::<0b00_11_00_01>(data_key);
+                let product_low = _mm256_mul_epu32(data_key, prime);
+                let product_high = _mm256_mul_epu32(data_key_high, prime);
+                $acc = _mm256_add_epi64(product_low, _mm256_slli_epi64::<32>(product_high));
+            }};
+        }
+        macro_rules! one_stripe {
+            ($data:expr, $stripe:expr) => {{
+                let data: *const u8 = $data;
+                let key = secret.add($stripe * 8);
+                accumulate!(low, data, key);
+                accumulate!(high, data.add(32), key.add(32));
+            }};
+        }
+        macro_rules! scramble_both {
+            () => {{
+                scramble!(low, secret.add(SCRAMBLE_SECRET));
+                scramble!(high, secret.add(SCRAMBLE_SECRET + 32));
+            }};
+        }
+
+        let mut rest = input;
+        // Finish the block under way one stripe at a time...
+        while stripe != 0 && !rest.is_empty() {
+            one_stripe!(rest.as_ptr(), stripe);
+            rest = &rest[STRIPE..];
+            stripe += 1;
+            if stripe == STRIPES_PER_BLOCK {
+                scramble_both!();
+                stripe = 0;
+            }
+        }
+        // ...then whole blocks, where every secret offset is a constant...
+        // Within a block the accumulators only add (mod 2^64), so odd stripes go to a second
+        // set that joins the first before the scramble: two dependency chains instead of one.
+        let mut blocks = rest.chunks_exact(BLOCK);
+        for block in &mut blocks {
+            let (mut low_odd, mut high_odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            for s in (0..STRIPES_PER_BLOCK).step_by(2) {
+                let data = block.as_ptr().add(s * STRIPE);
+                let key = secret.add(s * 8);
+                accumulate!(low, data, key);
+                accumulate!(high, data.add(32), key.add(32));
+                let data = data.add(STRIPE);
+                let key = key.add(8);
+                accumulate!(low_odd, data, key);
+                accumulate!(high_odd, data.add(32), key.add(32));
+            }
+            low = _mm256_add_epi64(low, low_odd);
+            high = _mm256_add_epi64(high, high_odd);
+            scramble_both!();
+        }
+        // ...and the stripes of a last, partial block.
+        for data in blocks.remainder().chunks_exact(STRIPE) {
+            one_stripe!(data.as_ptr(), stripe);
+            stripe += 1;
+        }
+
+        _mm256_storeu_si256(acc.as_mut_ptr().cast(), low);
+        _mm256_storeu_si256(acc.as_mut_ptr().add(4).cast(), high);
+    }
+    stripe
+}
+
+/// The last stripe: the input's final 64 bytes, with its own secret offset.
+fn last_stripe(acc: &mut [u64; 8], data: &[u8]) {
+    for i in 0..8 {
+        let value = read_u64(data, 8 * i);
+        let data_key = value ^ read_u64(&SECRET, LAST_STRIPE_SECRET + 8 * i);
+        acc[i ^ 1] = acc[i ^ 1].wrapping_add(value);
+        acc[i] = acc[i].wrapping_add((data_key & 0xFFFF_FFFF).wrapping_mul(data_key >> 32));
+    }
+}
+
+fn avalanche(mut h: u64) -> u64 {
+    h ^= h >> 37;
+    h = h.wrapping_mul(0x1656_6791_9E37_79F9);
+    h ^ (h >> 32)
+}
+
+fn merge(acc: &[u64; 8], secret: usize, start: u64) -> u64 {
+    let mut result = start;
+    for i in 0..4 {
+        let a = acc[2 * i] ^ read_u64(&SECRET, secret + 16 * i);
+        let b = acc[2 * i + 1] ^ read_u64(&SECRET, secret + 16 * i + 8);
+        let product = u128::from(a) * u128::from(b);
+        result = result.wrapping_add(product as u64 ^ (product >> 64) as u64);
+    }
+    avalanche(result)
+}
+
+/// Streaming XXH3 on the AVX2 kernel; one state gives both the 64- and the 128-bit hash.
+#[derive(Clone)]
+pub struct Xxh3Avx2 {
+    acc: [u64; 8],
+    /// Input not yet hashed: all of it while the total is at most 240 bytes (the short
+    /// algorithms need it whole), afterwards 1 to 64 bytes, because the final stripe is hashed
+    /// differently and must be kept back until the input ends.
+    buffer: [u8; 256],
+    buffered: usize,
+    /// The 64 bytes just before `buffer`, for a final stripe that straddles the two.
+    history: [u8; STRIPE],
+    stripe: usize,
+    total: u64,
+}
+
+impl Xxh3Avx2 {
+    /// A new state, or None when the CPU lacks AVX2.
+    pub fn new() -> Option<Xxh3Avx2> {
+        is_x86_feature_detected!("avx2").then_some(Xxh3Avx2 {
+            acc: INITIAL_ACC,
+            buffer: [0; 256],
+            buffered: 0,
+            history: [0; STRIPE],
+            stripe: 0,
+            total: 0,
+        })
+    }
+
+    fn stripes(&mut self, input: &[u8]) {
+        // SAFETY: a state exists only when `new` found AVX2.
+        self.stripe = unsafe { stripes_avx2(&mut self.acc, input, self.stripe) };
+    }
+
+    pub fn update(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if self.total <= MID_SIZE_MAX {
+            self.buffer[self.buffered..self.buffered + data.len()].copy_from_slice(data);
+            self.buffered += data.len();
+            return;
+        }
+        if self.buffered > 0 {
+            let take = data.len().min(self.buffer.len() - self.buffered);
+            self.buffer[self.buffered..self.buffered + take].copy_from_slice(&data[..take]);
+            self.buffered += take;
+            data = &data[take..];
+            // Keep at least one byte back unless more input follows in `data`.
+            let stripes = if data.is_empty() {
+                (self.buffered - 1) / STRIPE
+            } else {
+                self.buffered / STRIPE
+            };
+            if stripes > 0 {
+                let hashed = stripes * STRIPE;
+                let buffer = self.buffer;
+                self.stripes(&buffer[..hashed]);
+                self.history
+                    .copy_from_slice(&buffer[hashed - STRIPE..hashed]);
+                self.buffer.copy_within(hashed..self.buffered, 0);
+                self.buffered -= hashed;
+            }
+            if data.is_empty() {
+                return;
+            }
+        }
+        let hashed = (data.len() - 1) / STRIPE * STRIPE;
+        if hashed > 0 {
+            self.stripes(&data[..hashed]);
+            self.history.copy_from_slice(&data[hashed - STRIPE..hashed]);
+        }
+        let rest = &data[hashed..];
+        self.buffer[..rest.len()].copy_from_slice(rest);
+        self.buffered = rest.len();
+    }
+
+    /// The accumulators after the last stripe, for a long input.
+    fn final_acc(&self) -> [u64; 8] {
+        let mut last = [0u8; STRIPE];
+        let from_history = STRIPE - self.buffered;
+        last[..from_history].copy_from_slice(&self.history[self.buffered..]);
+        last[from_history..].copy_from_slice(&self.buffer[..self.buffered]);
+        let mut acc = self.acc;
+        last_stripe(&mut acc, &last);
+        acc
+    }
+
+    pub fn digest64(&self) -> u64 {
+        if self.total <= MID_SIZE_MAX {
+            return xxhash_rust::xxh3::xxh3_64(&self.buffer[..self.buffered]);
+        }
+        merge(
+            &self.final_acc(),
+            MERGE_SECRET_LOW,
+            self.total.wrapping_mul(PRIME64_1),
+        )
+    }
+
+    pub fn digest128(&self) -> u128 {
+        if self.total <= MID_SIZE_MAX {
+            return xxhash_rust::xxh3::xxh3_128(&self.buffer[..self.buffered]);
+        }
+        let acc = self.final_acc();
+        let low = merge(&acc, MERGE_SECRET_LOW, self.total.wrapping_mul(PRIME64_1));
+        let high = merge(&acc, MERGE_SECRET_HIGH, !self.total.wrapping_mul(PRIME64_2));
+        (u128::from(high) << 64) | u128::from(low)
+    }
+}

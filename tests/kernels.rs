@@ -1,0 +1,296 @@
+//! Every kernel this CPU can run, forced, against the portable kernel of the same algorithm:
+//! every length 0..=4161 at shifting offsets, streamed with random split points, and large
+//! inputs. The portable kernels are separate code (our SHA-2 and BLAKE3, sha1_smol, the crc
+//! crate's tables, xxhash-rust), and the known-answer tests check them in CI's portable pass.
+
+use fasthash::kernels::detect::{self, Capabilities};
+use fasthash::kernels::{Algorithm, Digest, Hasher, Kernel};
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+}
+
+fn data(len: usize) -> Vec<u8> {
+    let mut random = Random(0x9E37_79B9_7F4A_7C15);
+    (0..len).map(|_| random.next() as u8).collect()
+}
+
+fn digest(algorithm: Algorithm, kernel: Kernel, pieces: &[&[u8]]) -> Digest {
+    let mut hasher = Hasher::with_kernel(algorithm, kernel).expect("kernel runs here");
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    hasher.finalize()
+}
+
+/// Splits `input` at `cuts` random points (some of them repeated, giving empty updates).
+fn split<'a>(input: &'a [u8], random: &mut Random, cuts: usize) -> Vec<&'a [u8]> {
+    let mut points: Vec<usize> = (0..cuts).map(|_| random.below(input.len() + 1)).collect();
+    points.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for point in points.into_iter().chain([input.len()]) {
+        pieces.push(&input[start..point]);
+        start = point;
+    }
+    pieces
+}
+
+/// The kernels besides portable that this CPU runs, per algorithm.
+fn fast_kernels() -> Vec<(Algorithm, Kernel)> {
+    let caps = Capabilities::get();
+    Algorithm::all()
+        .flat_map(|algorithm| {
+            detect::kernels(algorithm)
+                .iter()
+                .filter(move |kernel| **kernel != Kernel::Portable && kernel.runs_on(&caps))
+                .map(move |kernel| (algorithm, *kernel))
+        })
+        .collect()
+}
+
+#[test]
+fn this_machine_runs_the_kernels_it_should() {
+    // A guard against testing nothing: on x86-64 with SHA-NI, AVX2 and PCLMULQDQ (the machines
+    // this project is measured on) every fast kernel must be exercised.
+    let caps = Capabilities::get();
+    let kernels = fast_kernels();
+    eprintln!("fast kernels here: {kernels:?}");
+    if caps.sha_ni && caps.avx2 && caps.pclmulqdq && cfg!(target_arch = "x86_64") {
+        for expected in [
+            (Algorithm::Sha256, Kernel::ShaExtensions),
+            (Algorithm::Sha1, Kernel::ShaExtensions),
+            (Algorithm::Sha512, Kernel::RingAssembly),
+            (Algorithm::Blake3, Kernel::Blake3Simd),
+            (Algorithm::Xxh3, Kernel::Avx2),
+            (Algorithm::Xxh128, Kernel::Avx2),
+            (Algorithm::Crc64Nvme, Kernel::CarrylessMultiply),
+        ] {
+            assert!(kernels.contains(&expected), "{expected:?} not run");
+        }
+    }
+    for algorithm in Algorithm::all() {
+        assert!(Hasher::with_kernel(algorithm, Kernel::Portable).is_some());
+    }
+}
+
+#[test]
+fn every_length_to_4161_at_shifting_offsets() {
+    let source = data(4161 + 64);
+    for (algorithm, kernel) in fast_kernels() {
+        for len in 0..=4161 {
+            let offset = (len * 7 + 3) % 64;
+            let input = &source[offset..offset + len];
+            assert_eq!(
+                digest(algorithm, kernel, &[input]),
+                digest(algorithm, Kernel::Portable, &[input]),
+                "{algorithm} on {kernel:?}, length {len}, offset {offset}"
+            );
+        }
+    }
+}
+
+#[test]
+fn random_split_points_of_streaming_updates() {
+    let source = data(20_000);
+    let mut random = Random(42);
+    for (algorithm, kernel) in fast_kernels() {
+        for round in 0..300 {
+            let len = if round % 3 == 0 {
+                random.below(600)
+            } else {
+                random.below(source.len())
+            };
+            let offset = random.below(source.len() - len + 1);
+            let input = &source[offset..offset + len];
+            let cuts = 1 + random.below(8);
+            let pieces = split(input, &mut random, cuts);
+            let expected = digest(algorithm, Kernel::Portable, &[input]);
+            assert_eq!(
+                digest(algorithm, kernel, &pieces),
+                expected,
+                "{algorithm} on {kernel:?}, length {len}, pieces {:?}",
+                pieces.iter().map(|p| p.len()).collect::<Vec<_>>()
+            );
+            // The portable kernel streams correctly too.
+            assert_eq!(digest(algorithm, Kernel::Portable, &pieces), expected);
+        }
+    }
+}
+
+#[test]
+fn byte_at_a_time_across_block_boundaries() {
+    let source = data(2100);
+    for (algorithm, kernel) in fast_kernels() {
+        for len in [
+            239, 240, 241, 1023, 1024, 1025, 1087, 1088, 1089, 2048, 2049, 2100,
+        ] {
+            let input = &source[..len];
+            let bytes: Vec<&[u8]> = input.chunks(1).collect();
+            assert_eq!(
+                digest(algorithm, kernel, &bytes),
+                digest(algorithm, Kernel::Portable, &[input]),
+                "{algorithm} on {kernel:?}, length {len}, one byte at a time"
+            );
+        }
+    }
+}
+
+#[test]
+fn large_inputs() {
+    let source = data(33 * 1024 * 1024 + 13);
+    let mut random = Random(7);
+    for (algorithm, kernel) in fast_kernels() {
+        for len in [1024 * 1024 + 1, 8 * 1024 * 1024 - 5, source.len()] {
+            let input = &source[..len];
+            let pieces = split(input, &mut random, 5);
+            assert_eq!(
+                digest(algorithm, kernel, &pieces),
+                digest(algorithm, Kernel::Portable, &[input]),
+                "{algorithm} on {kernel:?}, length {len}"
+            );
+        }
+    }
+}
+
+#[test]
+fn one_shot_matches_streaming_on_the_chosen_kernel() {
+    let source = data(5000);
+    for algorithm in Algorithm::all() {
+        for len in [0, 1, 64, 240, 241, 1024, 4999] {
+            let input = &source[..len];
+            let mut hasher = Hasher::new(algorithm);
+            hasher.update(input);
+            assert_eq!(
+                fasthash::kernels::hash(algorithm, input),
+                hasher.finalize(),
+                "{algorithm}, length {len}"
+            );
+        }
+    }
+}
+
+fn fasthash() -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::cargo_bin("fasthash").expect("the binary is built");
+    command.env_remove(detect::FORCE_VARIABLE);
+    command
+}
+
+#[test]
+fn forcing_each_kernel_through_the_environment_changes_the_path_not_the_sum() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    // Large enough to take every kernel's bulk path and the parallel split of big files.
+    std::fs::write(&file, data(5 * 1024 * 1024 + 77)).unwrap();
+    for algorithm in Algorithm::all() {
+        let portable = fasthash()
+            .env(detect::FORCE_VARIABLE, "portable")
+            .args(["--debug", "-a", algorithm.name()])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(portable.status.success());
+        let stderr = String::from_utf8_lossy(&portable.stderr);
+        assert!(
+            stderr.contains(&format!("{}: kernel portable", algorithm.name())),
+            "{stderr}"
+        );
+        for &kernel in detect::kernels(algorithm) {
+            if !kernel.runs_on(&Capabilities::get()) {
+                continue;
+            }
+            let forced = format!("{}={}", algorithm.name(), kernel.name());
+            let output = fasthash()
+                .env(detect::FORCE_VARIABLE, &forced)
+                .args(["--debug", "-a", algorithm.name()])
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{forced}");
+            assert_eq!(output.stdout, portable.stdout, "{forced}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains(&format!("kernel {} (", kernel.name())),
+                "{forced}: {stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_impossible_kernel_is_a_usage_error_naming_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, b"abc").unwrap();
+    for (value, reason) in [
+        ("avx512", "unknown kernel 'avx512'"),
+        ("md5=clmul", "no such kernel"),
+        ("nosuch=portable", "unknown algorithm 'nosuch'"),
+    ] {
+        let output = fasthash()
+            .env(detect::FORCE_VARIABLE, value)
+            .args(["-a", "sha256"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{value}");
+        assert!(output.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(reason), "{value}: {stderr}");
+        assert!(
+            stderr.contains(&format!("FASTHASH_KERNEL={value}")),
+            "{stderr}"
+        );
+    }
+    // A kernel this CPU lacks is refused the same way.
+    let caps = Capabilities::get();
+    if !Kernel::Avx2.runs_on(&caps) {
+        fasthash()
+            .env(detect::FORCE_VARIABLE, "avx2")
+            .args(["-a", "xxh3"])
+            .arg(&file)
+            .assert()
+            .code(2);
+    }
+}
+
+#[test]
+fn list_kernels_marks_one_kernel_per_algorithm() {
+    let output = fasthash().arg("--list-kernels").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    for algorithm in Algorithm::all() {
+        let used: Vec<&str> = text
+            .lines()
+            .filter(|line| line.split_whitespace().next() == Some(algorithm.name()))
+            .filter(|line| line.split_whitespace().nth(2) == Some("*"))
+            .collect();
+        assert_eq!(used.len(), 1, "{algorithm}: {text}");
+        let chosen = detect::select(algorithm, &Capabilities::get());
+        assert!(used[0].contains(chosen.name()), "{}", used[0]);
+    }
+    let forced = fasthash()
+        .env(detect::FORCE_VARIABLE, "portable")
+        .arg("--list-kernels")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(forced.stdout).unwrap();
+    let used_portable = text
+        .lines()
+        .filter(|line| line.split_whitespace().nth(1) == Some("portable"))
+        .filter(|line| line.split_whitespace().nth(2) == Some("*"))
+        .count();
+    assert_eq!(used_portable, Algorithm::all().count(), "{text}");
+}
