@@ -142,10 +142,15 @@ for file in big mid; do
   group "$file-xxh128" "$bytes" 1 -- "$fasthash -a xxh128 $path" "xxhsum -H2 $path" \
     "FASTHASH_KERNEL=portable $fasthash -a xxh128 $path"
   group "$file-xxh64" "$bytes" 1 -- "$fasthash -a xxh64 $path" "xxhsum -H1 $path"
-  group "$file-crc32" "$bytes" 1 -- "$fasthash -a crc32 $path" "rhash --crc32 $path"
+  # FASTHASH_KERNEL=clmul is crc-fast, the figure before our VPCLMULQDQ kernel.
+  group "$file-crc32" "$bytes" 1 -- "$fasthash -a crc32 $path" "rhash --crc32 $path" \
+    "FASTHASH_KERNEL=clmul $fasthash -a crc32 $path"
   group "$file-crc32c" "$bytes" 1 -- "$fasthash -a crc32c $path" "rhash --crc32c $path" \
-    "$aws crc32c $path"
-  group "$file-crc64nvme" "$bytes" 1 -- "$fasthash -a crc64nvme $path" "$aws crc64nvme $path"
+    "$aws crc32c $path" "FASTHASH_KERNEL=clmul $fasthash -a crc32c $path"
+  group "$file-crc64nvme" "$bytes" 1 -- "$fasthash -a crc64nvme $path" "$aws crc64nvme $path" \
+    "FASTHASH_KERNEL=clmul $fasthash -a crc64nvme $path"
+  group "$file-crc64nvme-j1" "$bytes" 1 -- "$fasthash -j 1 -a crc64nvme $path" \
+    "$aws crc64nvme $path" "FASTHASH_KERNEL=clmul $fasthash -j 1 -a crc64nvme $path"
 done
 
 group "tree256k-sha256" "$tree256_bytes" "$n256" -- "$fasthash -r -a sha256 $tree256" \
@@ -160,7 +165,12 @@ group "tree256k-xxh3" "$tree256_bytes" "$n256" -- "$fasthash -r -a xxh3 $tree256
   "xargs -a $list256 -P 2 -n $(( (n256 + 1) / 2 )) xxhsum -H3" \
   "FASTHASH_KERNEL=portable $fasthash -r -a xxh3 $tree256"
 group "tree256k-md5" "$tree256_bytes" "$n256" -- "$fasthash -r -a md5 $tree256" \
-  "xargs -a $list256 -n 100000 md5sum" "rhash -r --md5 $tree256"
+  "xargs -a $list256 -n 100000 md5sum" "rhash -r --md5 $tree256" \
+  "xargs -a $list256 -n 100000 openssl dgst -md5" \
+  "FASTHASH_KERNEL=portable $fasthash -r -a md5 $tree256"
+group "tree256k-md5-j1" "$tree256_bytes" "$n256" -- "$fasthash -j 1 -r -a md5 $tree256" \
+  "xargs -a $list256 -n 100000 openssl dgst -md5" \
+  "FASTHASH_KERNEL=portable $fasthash -j 1 -r -a md5 $tree256"
 group "tree256k-crc32c" "$tree256_bytes" "$n256" -- "$fasthash -r -a crc32c $tree256" \
   "rhash -r --crc32c $tree256"
 group "tree4k-sha256" "$tree4k_bytes" "$n4k" -- "$fasthash -r -a sha256 $tree4k" \
@@ -190,16 +200,16 @@ group "limit-page-cache" "$big_bytes" 1 -- "cat $big" \
   done
 } > "$json/openssl-speed.tsv"
 "$fasthash" bench > "$json/fasthash-bench.txt"
-if [ -z "$only" ] || grep -q -- "$only" <<<"xxh3"; then
-  {
-    echo "fasthash bench (AVX2):"
-    "$fasthash" bench -a xxh3 -a xxh128 | tail -2
-    echo "FASTHASH_KERNEL=portable fasthash bench (xxhash-rust, SSE2):"
-    FASTHASH_KERNEL=portable "$fasthash" bench -a xxh3 -a xxh128 | tail -2
-    echo "xxhsum -b5,11 -B1M ($(xxhsum -V 2>&1 | head -1)):"
-    xxhsum -b5,11 -B1M 2>&1 | tr '\r' '\n' | grep '#'
-  } > "$json/kernel-xxh3.txt"
-fi
+# Our own kernels beside the ones they replaced (forced), and xxhsum's own benchmark.
+ours=(-a xxh3 -a xxh128 -a crc32 -a crc32c -a crc64nvme)
+{
+  echo "fasthash bench (our kernels):"
+  "$fasthash" bench "${ours[@]}" | tail -5
+  echo "FASTHASH_KERNEL=portable,crc32=clmul,crc32c=clmul,crc64nvme=clmul fasthash bench (before):"
+  FASTHASH_KERNEL=portable,crc32=clmul,crc32c=clmul,crc64nvme=clmul "$fasthash" bench "${ours[@]}" | tail -5
+  echo "xxhsum -b5,11 -B1M ($(xxhsum -V 2>&1 | head -1)):"
+  xxhsum -b5,11 -B1M 2>&1 < /dev/null | tr '\r' '\n' | grep '#' || echo "(xxhsum -b printed no result)"
+} > "$json/kernels.txt"
 
 # ---- versions and report --------------------------------------------------------------------
 {

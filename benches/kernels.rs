@@ -1,14 +1,14 @@
 //! Every algorithm's kernel by input size, one-shot (a new hasher, the input, the digest), the
 //! way fasthash hashes a file once it is in memory. `cargo bench --bench kernels`.
 //!
-//! The kernels come from crates that choose their CPU path at run time; the path each takes
-//! here is printed first (`fasthash bench` prints the same). Until fasthash has kernels of its
-//! own (with `FASTHASH_KERNEL` to force a tier), each algorithm has one path on a given CPU.
+//! The kernel each algorithm takes here is printed first (`fasthash bench` prints the same);
+//! run with `FASTHASH_KERNEL=portable` (or another kernel) to measure a forced one. The
+//! `*_side_by_side` benches hash 16 messages in one call, as fasthash does for many files.
 
 use divan::counter::BytesCount;
 use divan::Bencher;
 use fasthash::kernels::detect::kernel_name;
-use fasthash::kernels::{hash, Algorithm, Hasher};
+use fasthash::kernels::{hash, hash_many, Algorithm, Hasher};
 
 const SIZES: &[usize] = &[16, 64, 1024, 4096, 64 * 1024, 1024 * 1024];
 
@@ -71,4 +71,15 @@ fn streamed_4k_updates(bencher: Bencher, algorithm: Algorithm) {
         }
         hasher.finalize()
     });
+}
+
+/// 16 messages of `len` bytes each in one call: MD5's AVX2 kernel runs eight of them side by
+/// side; the portable kernel hashes them one after another.
+#[divan::bench(args = [4096, 256 * 1024])]
+fn md5_side_by_side(bencher: Bencher, len: usize) {
+    let data = input(16 * len);
+    let messages: Vec<&[u8]> = data.chunks(len).collect();
+    bencher
+        .counter(BytesCount::new(16 * len))
+        .bench(|| hash_many(Algorithm::Md5, divan::black_box(&messages)));
 }

@@ -73,7 +73,7 @@ Forces kernels instead of the fastest this CPU runs, for bug reports and tests. 
 comma\-separated list of \fIKERNEL\fR (every algorithm that has that kernel) or
 \fIALGORITHM\fR=\fIKERNEL\fR entries; later entries win. \fBportable\fR forces plain code that
 uses no CPU extension, for every algorithm. \fBfasthash \-\-list\-kernels\fR shows the kernels
-(portable, sha\-ext, ring\-asm, simd, avx2, clmul), which of them this CPU runs and the one in
+(portable, sha\-ext, ring\-asm, simd, avx2, clmul, vpclmulqdq), which of them this CPU runs and the one in
 use; \fB\-\-debug\fR names the kernel at each run. An unknown kernel, or one this CPU cannot
 run, is a usage error (exit 2), never a silent fallback.
 .SH "CAVEATS"

@@ -9,7 +9,7 @@ use crate::format::quote::quote_name;
 use crate::format::s3::write_s3;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::progress::Progress;
-use crate::io::read::{hash_input, hash_reader};
+use crate::io::read::{hash_inputs, hash_reader};
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
 use crate::kernels::{Algorithm, S3ChecksumType};
@@ -29,7 +29,8 @@ pub fn run(
             config,
             out,
             reporter,
-            |input| hash_input(input, algorithm, &config.read),
+            crate::kernels::batch_size(algorithm),
+            |inputs| hash_inputs(inputs, algorithm, &config.read),
             |mut out, input, digest| {
                 write_digest_line(
                     &mut out,
@@ -44,7 +45,13 @@ pub fn run(
             config,
             out,
             reporter,
-            |input| s3_checksum(input, algorithm, options, config),
+            1,
+            |inputs| {
+                inputs
+                    .iter()
+                    .map(|input| s3_checksum(input, algorithm, options, config))
+                    .collect()
+            },
             |mut out, input, result| {
                 write_s3(
                     &mut out,
@@ -101,13 +108,15 @@ fn s3_checksum(
     compute(file, algorithm, upload, options.want_etag, &config.read)
 }
 
-/// Expands the inputs, runs `work` on each in parallel, and hands the results to `write` in
-/// input order; failures are reported in place and make the exit status 1.
+/// Expands the inputs, runs `work` on batches of up to `batch` of them in parallel (one result
+/// per input), and hands the results to `write` in input order; failures are reported in place
+/// and make the exit status 1.
 fn drive<T: Send>(
     config: &Config,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
-    work: impl Fn(&Input) -> io::Result<T> + Sync,
+    batch: usize,
+    work: impl Fn(&[&Input]) -> Vec<io::Result<T>> + Sync,
     mut write: impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()> + Send,
 ) -> ExitStatus {
     let mut status = ExitStatus::Success;
@@ -131,45 +140,63 @@ fn drive<T: Send>(
     };
     let progress = Progress::start(config.progress, &inputs, &config.walk);
     let mut write_failed = None;
+    let mut tasks = expand(inputs, config.walk.clone());
+    let batches = std::iter::from_fn(move || {
+        let batch: Vec<Task> = tasks.by_ref().take(batch.max(1)).collect();
+        (!batch.is_empty()).then_some(batch)
+    });
     for_each_ordered(
-        expand(inputs, config.walk.clone()),
+        batches,
         threads,
-        |task| match task {
-            Task::Hash(input) => Some(work(input)),
-            Task::Fail { .. } | Task::Skip { .. } => None,
+        |tasks| {
+            let inputs: Vec<&Input> = tasks
+                .iter()
+                .filter_map(|task| match task {
+                    Task::Hash(input) => Some(input),
+                    Task::Fail { .. } | Task::Skip { .. } => None,
+                })
+                .collect();
+            let mut results = work(&inputs).into_iter();
+            tasks
+                .iter()
+                .map(|task| match task {
+                    Task::Hash(_) => results.next(),
+                    Task::Fail { .. } | Task::Skip { .. } => None,
+                })
+                .collect::<Vec<_>>()
         },
-        |_, task, result| {
-            progress.file_done(&task);
-            let written = match (task, result) {
-                (Task::Hash(input), Some(Ok(value))) => {
-                    progress.write(out, |out| write(out, &input, value))
-                }
-                (Task::Hash(input), failed) => {
-                    status = ExitStatus::Failure;
-                    let source = match failed {
-                        Some(Err(source)) => source,
-                        _ => io::Error::other("not hashed"),
-                    };
-                    report_failure(out, reporter, &progress, input.name_bytes(), source)
-                }
-                (Task::Fail { name, error }, _) => {
-                    status = ExitStatus::Failure;
-                    report_failure(out, reporter, &progress, &name, error)
-                }
-                (Task::Skip { name, reason }, _) => {
-                    let mut text = quote_name(&name);
-                    text.extend_from_slice(b": ");
-                    text.extend_from_slice(reason.as_bytes());
-                    progress.write(out, |out| reporter.message_after(out, &text))
-                }
-            };
-            match written {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
+        |_, tasks, results| {
+            for (task, result) in tasks.into_iter().zip(results) {
+                progress.file_done(&task);
+                let written = match (task, result) {
+                    (Task::Hash(input), Some(Ok(value))) => {
+                        progress.write(out, |out| write(out, &input, value))
+                    }
+                    (Task::Hash(input), failed) => {
+                        status = ExitStatus::Failure;
+                        let source = match failed {
+                            Some(Err(source)) => source,
+                            _ => io::Error::other("not hashed"),
+                        };
+                        report_failure(out, reporter, &progress, input.name_bytes(), source)
+                    }
+                    (Task::Fail { name, error }, _) => {
+                        status = ExitStatus::Failure;
+                        report_failure(out, reporter, &progress, &name, error)
+                    }
+                    (Task::Skip { name, reason }, _) => {
+                        let mut text = quote_name(&name);
+                        text.extend_from_slice(b": ");
+                        text.extend_from_slice(reason.as_bytes());
+                        progress.write(out, |out| reporter.message_after(out, &text))
+                    }
+                };
+                if let Err(e) = written {
                     write_failed = Some(e);
-                    ControlFlow::Break(())
+                    return ControlFlow::Break(());
                 }
             }
+            ControlFlow::Continue(())
         },
     );
     progress.finish();

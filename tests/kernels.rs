@@ -80,6 +80,11 @@ fn this_machine_runs_the_kernels_it_should() {
         ] {
             assert!(kernels.contains(&expected), "{expected:?} not run");
         }
+        if caps.vpclmulqdq {
+            assert!(kernels.contains(&(Algorithm::Crc32c, Kernel::Vpclmulqdq)));
+            assert!(kernels.contains(&(Algorithm::Crc32c, Kernel::CarrylessMultiply)));
+        }
+        assert!(kernels.contains(&(Algorithm::Md5, Kernel::Avx2)));
     }
     for algorithm in Algorithm::all() {
         assert!(Hasher::with_kernel(algorithm, Kernel::Portable).is_some());
@@ -293,4 +298,106 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
         .filter(|line| line.split_whitespace().nth(2) == Some("*"))
         .count();
     assert_eq!(used_portable, Algorithm::all().count(), "{text}");
+}
+
+/// Kernels that hash several messages side by side (MD5 on AVX2), against one message at a time
+/// on the portable kernel: many lengths in one call, so lanes finish at different blocks and
+/// take the next message, and calls of every size from 0 to 20 messages.
+#[test]
+fn messages_side_by_side_match_one_at_a_time() {
+    let source = data(70_000);
+    let mut random = Random(99);
+    for (algorithm, kernel) in fast_kernels() {
+        for count in 0..=20 {
+            for _ in 0..20 {
+                let messages: Vec<&[u8]> = (0..count)
+                    .map(|_| {
+                        let len = match random.below(4) {
+                            0 => random.below(130),
+                            1 => random.below(4162),
+                            _ => random.below(source.len()),
+                        };
+                        let offset = random.below(source.len() - len + 1);
+                        &source[offset..offset + len]
+                    })
+                    .collect();
+                let together = fasthash::kernels::hash_many_on(algorithm, kernel, &messages);
+                assert_eq!(together.len(), messages.len());
+                for (message, digest) in messages.iter().zip(together) {
+                    assert_eq!(
+                        digest,
+                        digest_of(algorithm, Kernel::Portable, message),
+                        "{algorithm} on {kernel:?}, {count} messages, length {}",
+                        message.len()
+                    );
+                }
+            }
+        }
+        // Every length 0..=4161 in one call: 4162 messages through eight lanes.
+        let all: Vec<&[u8]> = (0..=4161)
+            .map(|len| &source[len % 64..len % 64 + len])
+            .collect();
+        let together = fasthash::kernels::hash_many_on(algorithm, kernel, &all);
+        for (message, digest) in all.iter().zip(together) {
+            assert_eq!(digest, digest_of(algorithm, Kernel::Portable, message));
+        }
+    }
+}
+
+fn digest_of(algorithm: Algorithm, kernel: Kernel, message: &[u8]) -> Digest {
+    digest(algorithm, kernel, &[message])
+}
+
+/// Many files through the CLI: the side-by-side MD5 path gives the lines the portable kernel
+/// and md5sum give, in order, with failures reported in place among them.
+#[test]
+fn many_files_side_by_side_match_md5sum() {
+    if !Kernel::Avx2.runs_on(&Capabilities::get()) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root).unwrap();
+    let source = data(5 * 1024 * 1024 + 100);
+    let mut random = Random(5);
+    for i in 0..150 {
+        let len = match i % 10 {
+            0 => 0,
+            1 => 5 * 1024 * 1024 + random.below(100),
+            _ => random.below(300_000),
+        };
+        std::fs::write(root.join(format!("f{i:03}")), &source[..len]).unwrap();
+    }
+    std::fs::create_dir(root.join("f050-dir")).unwrap();
+    let mut names: Vec<String> = (0..150).map(|i| format!("tree/f{i:03}")).collect();
+    names.insert(40, "tree/missing".to_string());
+    names.insert(70, "tree/f050-dir".to_string());
+    let run = |kernel: &str| {
+        fasthash()
+            .current_dir(dir.path())
+            .env(detect::FORCE_VARIABLE, kernel)
+            .args(["-a", "md5"])
+            .args(&names)
+            .output()
+            .unwrap()
+    };
+    let fast = run("md5=avx2");
+    let portable = run("portable");
+    assert_eq!(fast.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&fast.stdout),
+        String::from_utf8_lossy(&portable.stdout)
+    );
+    assert_eq!(fast.stderr, portable.stderr);
+    assert_eq!(String::from_utf8_lossy(&fast.stdout).lines().count(), 150);
+    if let Ok(md5sum) = std::process::Command::new("md5sum")
+        .current_dir(dir.path())
+        .args(&names)
+        .output()
+    {
+        assert_eq!(
+            String::from_utf8_lossy(&fast.stdout),
+            String::from_utf8_lossy(&md5sum.stdout)
+        );
+    }
 }

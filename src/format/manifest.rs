@@ -150,10 +150,10 @@ fn hex_value(b: u8) -> u8 {
 
 /// The byte length a digest text stands for, hex first, then base64.
 fn digest_text_len(text: &[u8]) -> Option<usize> {
-    if !text.is_empty() && text.len() % 2 == 0 && text.iter().all(u8::is_ascii_hexdigit) {
+    if !text.is_empty() && text.len().is_multiple_of(2) && text.iter().all(u8::is_ascii_hexdigit) {
         return Some(text.len() / 2);
     }
-    if !text.is_empty() && text.len() % 4 == 0 {
+    if !text.is_empty() && text.len().is_multiple_of(4) {
         let decoded = base64::engine::general_purpose::STANDARD
             .decode(text)
             .ok()?;

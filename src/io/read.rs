@@ -98,6 +98,97 @@ pub fn hash_input(
     }
 }
 
+/// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] are read whole and
+/// hashed side by side when the algorithm's kernel can ([`crate::kernels::hash_many`]: MD5 on
+/// AVX2, eight at a time), everything else one by one on the pool, exactly as [`hash_input`].
+pub fn hash_inputs(
+    inputs: &[&Input],
+    algorithm: Algorithm,
+    options: &ReadOptions,
+) -> Vec<io::Result<Digest>> {
+    use rayon::prelude::*;
+    // Standard input is read once, in order: a list that names it stays sequential.
+    if inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin) {
+        return inputs
+            .iter()
+            .map(|input| hash_input(input, algorithm, options))
+            .collect();
+    }
+    let mut results: Vec<Option<io::Result<Digest>>> = inputs.iter().map(|_| None).collect();
+    // Buffers are kept per thread from batch to batch: a fresh allocation for each file cost
+    // more in page faults than the hashing (454 ms of system time against 176 ms of user time
+    // for 2,000 files of 256 KiB on one thread).
+    let mut pool = BATCH_BUFFERS.with(|pool| std::mem::take(&mut *pool.borrow_mut()));
+    let mut whole: Vec<(usize, Vec<u8>)> = Vec::new();
+    for (index, input) in inputs.iter().enumerate() {
+        let buffer = pool.pop().unwrap_or_default();
+        match read_small_file(input, options, buffer) {
+            Ok((buffer, true)) => whole.push((index, buffer)),
+            Ok((buffer, false)) => pool.push(buffer),
+            Err(error) => results[index] = Some(Err(error)),
+        }
+    }
+    let messages: Vec<&[u8]> = whole.iter().map(|(_, bytes)| bytes.as_slice()).collect();
+    let digests = crate::kernels::hash_many(algorithm, &messages);
+    for ((index, bytes), digest) in whole.iter().zip(digests) {
+        count(bytes.len());
+        results[*index] = Some(Ok(digest));
+    }
+    pool.extend(whole.into_iter().map(|(_, buffer)| buffer));
+    BATCH_BUFFERS.with(|cell| *cell.borrow_mut() = pool);
+    let rest: Vec<usize> = (0..inputs.len())
+        .filter(|&index| results[index].is_none())
+        .collect();
+    let hashed: Vec<io::Result<Digest>> = rest
+        .par_iter()
+        .map(|&index| hash_input(inputs[index], algorithm, options))
+        .collect();
+    for (index, result) in rest.into_iter().zip(hashed) {
+        results[index] = Some(result);
+    }
+    results
+        .into_iter()
+        .map(|result| result.expect("every input has a result"))
+        .collect()
+}
+
+thread_local! {
+    static BATCH_BUFFERS: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Reads the whole content of a regular file under [`MAP_THRESHOLD`] into `buffer`, in one
+/// read(2) as [`hash_in_one_read`] takes it. The flag is false (and the buffer handed back
+/// unused) for anything to be hashed the usual way: not a regular file, empty as /proc files
+/// claim to be, large, mapping forced, or a short read.
+fn read_small_file(
+    input: &Input,
+    options: &ReadOptions,
+    mut buffer: Vec<u8>,
+) -> io::Result<(Vec<u8>, bool)> {
+    let Input::Path(path) = input else {
+        return Ok((buffer, false));
+    };
+    if options.mmap == MmapChoice::Always {
+        return Ok((buffer, false));
+    }
+    let mut file = super::long_paths::open_file(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() || metadata.len() == 0 || metadata.len() >= MAP_THRESHOLD {
+        return Ok((buffer, false));
+    }
+    let len = metadata.len() as usize;
+    buffer.clear();
+    buffer.resize(len, 0);
+    let read = loop {
+        match file.read(&mut buffer) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    Ok((buffer, read == len))
+}
+
 /// Hashes an open file, choosing between reading and mapping.
 pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io::Result<Digest> {
     let before = file.metadata()?;

@@ -14,6 +14,8 @@ pub struct Crc {
 #[allow(clippy::large_enum_variant)]
 enum State {
     Folding(crc_fast::Digest),
+    #[cfg(target_arch = "x86_64")]
+    Wide(super::crc_fold::CrcFold),
     Table32(::crc::Digest<'static, u32, ::crc::Table<16>>),
     Table64(::crc::Digest<'static, u64, ::crc::Table<16>>),
 }
@@ -45,6 +47,15 @@ impl Crc {
         }
     }
 
+    /// Our 256-bit VPCLMULQDQ kernel; None when the CPU lacks it.
+    #[cfg(target_arch = "x86_64")]
+    pub fn wide(algorithm: Algorithm) -> Option<Crc> {
+        Some(Crc {
+            algorithm,
+            state: State::Wide(super::crc_fold::CrcFold::new(algorithm)?),
+        })
+    }
+
     /// The crc crate's table kernel.
     pub fn tables(algorithm: Algorithm) -> Crc {
         let state = match algorithm {
@@ -59,6 +70,8 @@ impl Crc {
     pub fn update(&mut self, data: &[u8]) {
         match &mut self.state {
             State::Folding(digest) => digest.update(data),
+            #[cfg(target_arch = "x86_64")]
+            State::Wide(state) => state.update(data),
             State::Table32(digest) => digest.update(data),
             State::Table64(digest) => digest.update(data),
         }
@@ -67,6 +80,8 @@ impl Crc {
     pub fn finalize(self) -> Digest {
         let crc = match self.state {
             State::Folding(digest) => digest.finalize(),
+            #[cfg(target_arch = "x86_64")]
+            State::Wide(state) => state.finalize(),
             State::Table32(digest) => u64::from(digest.finalize()),
             State::Table64(digest) => digest.finalize(),
         };

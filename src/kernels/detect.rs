@@ -114,21 +114,24 @@ pub enum Kernel {
     RingAssembly,
     /// The blake3 crate's vector code (SSE2 to AVX-512, or NEON, chosen by blake3).
     Blake3Simd,
-    /// fasthash's own AVX2 loop (XXH3).
+    /// fasthash's own AVX2 code: XXH3's loop, and MD5 of eight files side by side.
     Avx2,
     /// crc-fast's folding with carry-less multiplication (PCLMULQDQ, or PMULL on Arm).
     CarrylessMultiply,
+    /// fasthash's CRC folding on 256-bit VPCLMULQDQ with AVX2.
+    Vpclmulqdq,
 }
 
 impl Kernel {
     /// Every kernel, for parsing names.
-    const ALL: [Kernel; 6] = [
+    const ALL: [Kernel; 7] = [
         Kernel::Portable,
         Kernel::ShaExtensions,
         Kernel::RingAssembly,
         Kernel::Blake3Simd,
         Kernel::Avx2,
         Kernel::CarrylessMultiply,
+        Kernel::Vpclmulqdq,
     ];
 
     /// The name `FASTHASH_KERNEL` and `--list-kernels` use.
@@ -140,6 +143,7 @@ impl Kernel {
             Kernel::Blake3Simd => "simd",
             Kernel::Avx2 => "avx2",
             Kernel::CarrylessMultiply => "clmul",
+            Kernel::Vpclmulqdq => "vpclmulqdq",
         }
     }
 
@@ -161,6 +165,9 @@ impl Kernel {
             Kernel::Avx2 => cfg!(target_arch = "x86_64") && caps.avx2,
             // crc-fast's x86 folding needs SSE4.1 beside PCLMULQDQ; on Arm, PMULL comes with AES.
             Kernel::CarrylessMultiply => (caps.pclmulqdq && caps.sse41) || caps.arm_pmull,
+            Kernel::Vpclmulqdq => {
+                cfg!(target_arch = "x86_64") && caps.vpclmulqdq && caps.pclmulqdq && caps.avx2
+            }
         }
     }
 
@@ -172,6 +179,7 @@ impl Kernel {
             Kernel::Blake3Simd => "SSE2 or NEON",
             Kernel::Avx2 => "AVX2 on x86-64",
             Kernel::CarrylessMultiply => "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
+            Kernel::Vpclmulqdq => "VPCLMULQDQ with AVX2 on x86-64",
         }
     }
 }
@@ -184,11 +192,13 @@ pub fn kernels(algorithm: Algorithm) -> &'static [Kernel] {
         Algorithm::Sha512 | Algorithm::Sha384 => &[RingAssembly, Portable],
         Algorithm::Blake3 => &[Blake3Simd, Portable],
         Algorithm::Xxh3 | Algorithm::Xxh128 => &[Avx2, Portable],
+        // MD5 is one serial chain: AVX2 helps only by hashing several files at once.
+        Algorithm::Md5 => &[Avx2, Portable],
         Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
-            &[CarrylessMultiply, Portable]
+            &[Vpclmulqdq, CarrylessMultiply, Portable]
         }
-        // One serial chain (MD5) or already at memory speed in plain code (XXH64).
-        Algorithm::Md5 | Algorithm::Xxh64 => &[Portable],
+        // Already at memory speed in plain code.
+        Algorithm::Xxh64 => &[Portable],
     }
 }
 
@@ -197,8 +207,15 @@ pub fn select(algorithm: Algorithm, caps: &Capabilities) -> Kernel {
     kernels(algorithm)
         .iter()
         .copied()
+        .filter(|kernel| !(*kernel == Kernel::Vpclmulqdq && crc_fast_has_avx512(caps)))
         .find(|kernel| kernel.runs_on(caps))
         .unwrap_or(Kernel::Portable)
+}
+
+/// With AVX-512, crc-fast folds 512 bits at a time with VPCLMULQDQ itself; our 256-bit kernel
+/// is for the CPUs where it does not (this is what crc-fast tests before that path).
+fn crc_fast_has_avx512(caps: &Capabilities) -> bool {
+    caps.avx512f && caps.avx512vl && caps.vpclmulqdq
 }
 
 /// Where a kernel's code comes from and, for crates that choose inside, what they choose on a
@@ -250,7 +267,11 @@ pub fn describe(algorithm: Algorithm, kernel: Kernel, caps: &Capabilities) -> St
             };
             format!("blake3 crate, {path}")
         }
+        (Kernel::Avx2, Algorithm::Md5) => {
+            "fasthash, AVX2: 8 files side by side (one stream alone: scalar)".into()
+        }
         (Kernel::Avx2, _) => "fasthash, AVX2".into(),
+        (Kernel::Vpclmulqdq, _) => "fasthash, 256-bit VPCLMULQDQ folding".into(),
         (Kernel::CarrylessMultiply, _) => {
             format!(
                 "crc-fast crate, {}",
@@ -448,7 +469,28 @@ mod tests {
         assert_eq!(select(Algorithm::Crc32, &caps), Kernel::Portable);
         caps.sse41 = true;
         assert_eq!(select(Algorithm::Crc32, &caps), Kernel::CarrylessMultiply);
-        assert_eq!(select(Algorithm::Md5, &caps), Kernel::Portable);
+        caps.vpclmulqdq = true;
+        let ours = if cfg!(target_arch = "x86_64") {
+            Kernel::Vpclmulqdq
+        } else {
+            Kernel::CarrylessMultiply
+        };
+        assert_eq!(select(Algorithm::Crc32, &caps), ours);
+        // With AVX-512, crc-fast's own VPCLMULQDQ path is wider than ours.
+        caps.avx512f = true;
+        caps.avx512vl = true;
+        assert_eq!(
+            select(Algorithm::Crc64Nvme, &caps),
+            Kernel::CarrylessMultiply
+        );
+        assert_eq!(
+            select(Algorithm::Md5, &caps),
+            if cfg!(target_arch = "x86_64") {
+                Kernel::Avx2
+            } else {
+                Kernel::Portable
+            }
+        );
         assert_eq!(select(Algorithm::Xxh64, &caps), Kernel::Portable);
     }
 
@@ -496,7 +538,7 @@ mod tests {
         assert!(error.contains("SHA-NI"), "{error}");
         let error = parse_forced("avx512", &caps).unwrap_err();
         assert!(error.contains("unknown kernel 'avx512'"), "{error}");
-        let error = parse_forced("md5=avx2", &caps).unwrap_err();
+        let error = parse_forced("xxh64=avx2", &caps).unwrap_err();
         assert!(error.contains("no such kernel"), "{error}");
         let error = parse_forced("sha999=portable", &caps).unwrap_err();
         assert!(error.contains("unknown algorithm 'sha999'"), "{error}");

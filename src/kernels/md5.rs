@@ -17,9 +17,9 @@ pub struct Md5 {
     length: u64,
 }
 
-const INITIAL: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+pub(super) const INITIAL: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 
-const K: [u32; 64] = [
+pub(super) const K: [u32; 64] = [
     0xd76a_a478,
     0xe8c7_b756,
     0x2420_70db,

@@ -6,9 +6,13 @@
 
 mod blake3_portable;
 mod crc;
+#[cfg(target_arch = "x86_64")]
+mod crc_fold;
 pub mod detect;
 mod digest;
 mod md5;
+#[cfg(target_arch = "x86_64")]
+mod md5_lanes;
 mod sha2_portable;
 #[cfg(target_arch = "x86_64")]
 mod xxh3;
@@ -368,6 +372,12 @@ impl Hasher {
             Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if portable => {
                 State::Crc(Box::new(crc::Crc::tables(algorithm)))
             }
+            #[cfg(target_arch = "x86_64")]
+            Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
+                if kernel == Kernel::Vpclmulqdq =>
+            {
+                State::Crc(Box::new(crc::Crc::wide(algorithm)?))
+            }
             Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
                 State::Crc(Box::new(crc::Crc::folding(algorithm)))
             }
@@ -456,8 +466,22 @@ pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
         Algorithm::Xxh128 if kernel == Kernel::Portable || data.len() <= 240 => {
             Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes())
         }
-        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if fast => {
+        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
+            if kernel == Kernel::CarrylessMultiply =>
+        {
             crc::checksum(algorithm, data)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
+            if kernel == Kernel::Vpclmulqdq =>
+        {
+            match crc_fold::CrcFold::new(algorithm) {
+                Some(mut state) => {
+                    state.update(data);
+                    crc_digest(algorithm, state.finalize())
+                }
+                None => crc::checksum(algorithm, data),
+            }
         }
         _ => {
             let mut hasher = Hasher::new(algorithm);
@@ -465,6 +489,40 @@ pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
             hasher.finalize()
         }
     }
+}
+
+/// How many inputs [`hash_many`] wants at once: more than one only where the chosen kernel
+/// hashes several messages side by side.
+pub fn batch_size(algorithm: Algorithm) -> usize {
+    if algorithm == Algorithm::Md5 && detect::chosen(algorithm) == Kernel::Avx2 {
+        16
+    } else {
+        1
+    }
+}
+
+/// Hashes several whole buffers, side by side where the chosen kernel can (MD5 on AVX2).
+pub fn hash_many(algorithm: Algorithm, messages: &[&[u8]]) -> Vec<Digest> {
+    hash_many_on(algorithm, detect::chosen(algorithm), messages)
+}
+
+/// [`hash_many`] on a given kernel (for the tests that compare kernels).
+pub fn hash_many_on(algorithm: Algorithm, kernel: Kernel, messages: &[&[u8]]) -> Vec<Digest> {
+    #[cfg(target_arch = "x86_64")]
+    if algorithm == Algorithm::Md5 && kernel == Kernel::Avx2 && messages.len() > 1 {
+        if let Some(digests) = md5_lanes::digest_many(messages) {
+            return digests.iter().map(|d| Digest::from_slice(d)).collect();
+        }
+    }
+    messages
+        .iter()
+        .map(|message| {
+            let mut hasher =
+                Hasher::with_kernel(algorithm, kernel).unwrap_or_else(|| Hasher::new(algorithm));
+            hasher.update(message);
+            hasher.finalize()
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn stripes_avx2(acc: &mut [u64; 8], input: &[u8], mut stripe: usize) -> usize {
-    debug_assert!(input.len() % STRIPE == 0 && stripe < STRIPES_PER_BLOCK);
+    debug_assert!(input.len().is_multiple_of(STRIPE) && stripe < STRIPES_PER_BLOCK);
     let secret = SECRET.as_ptr();
     // SAFETY (whole function): every load reads 32 bytes inside `input` (whole stripes) or
     // inside SECRET (offsets at most 8 * 15 + 32 + 32 = 184 < 192); the stores write `acc`.

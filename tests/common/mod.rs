@@ -19,7 +19,7 @@ pub fn repo_path(relative: &str) -> PathBuf {
 }
 
 pub fn decode_hex(hex: &str) -> Vec<u8> {
-    assert!(hex.len() % 2 == 0, "odd hex length in {hex:.40}");
+    assert!(hex.len().is_multiple_of(2), "odd hex length in {hex:.40}");
     (0..hex.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit"))
