@@ -98,10 +98,16 @@ fn every_length_to_4161_at_shifting_offsets() {
         for len in 0..=4161 {
             let offset = (len * 7 + 3) % 64;
             let input = &source[offset..offset + len];
+            let expected = digest(algorithm, Kernel::Portable, &[input]);
             assert_eq!(
                 digest(algorithm, kernel, &[input]),
-                digest(algorithm, Kernel::Portable, &[input]),
+                expected,
                 "{algorithm} on {kernel:?}, length {len}, offset {offset}"
+            );
+            assert_eq!(
+                fasthash::kernels::hash_on(algorithm, kernel, input),
+                expected,
+                "{algorithm} on {kernel:?} one-shot, length {len}, offset {offset}"
             );
         }
     }

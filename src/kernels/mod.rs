@@ -443,8 +443,20 @@ impl Hasher {
 /// cost for inputs of a few hundred bytes (XXH3 of 16 bytes: 170 ns through the streaming
 /// state, a few ns one-shot).
 pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
+    hash_on(algorithm, detect::chosen(algorithm), data)
+}
+
+/// [`hash`] on a given kernel (the tests compare every kernel's one-shot path); a kernel the
+/// algorithm lacks, or this CPU cannot run, falls back as [`Hasher::new`] does.
+pub fn hash_on(algorithm: Algorithm, kernel: Kernel, data: &[u8]) -> Digest {
     use sha2::Digest as _;
-    let kernel = detect::chosen(algorithm);
+    let kernel = if detect::kernels(algorithm).contains(&kernel)
+        && kernel.runs_on(&detect::Capabilities::get())
+    {
+        kernel
+    } else {
+        Kernel::Portable
+    };
     let fast = kernel != Kernel::Portable;
     match algorithm {
         Algorithm::Sha224 if fast => Digest::from_slice(&sha2::Sha224::digest(data)),
@@ -466,6 +478,16 @@ pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
         Algorithm::Xxh128 if kernel == Kernel::Portable || data.len() <= 240 => {
             Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes())
         }
+        #[cfg(target_arch = "x86_64")]
+        Algorithm::Xxh3 if kernel == Kernel::Avx2 => match xxh3::hash64(data) {
+            Some(value) => Digest::from_slice(&value.to_be_bytes()),
+            None => Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
+        },
+        #[cfg(target_arch = "x86_64")]
+        Algorithm::Xxh128 if kernel == Kernel::Avx2 => match xxh3::hash128(data) {
+            Some(value) => Digest::from_slice(&value.to_be_bytes()),
+            None => Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
+        },
         Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
             if kernel == Kernel::CarrylessMultiply =>
         {
@@ -484,7 +506,8 @@ pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
             }
         }
         _ => {
-            let mut hasher = Hasher::new(algorithm);
+            let mut hasher =
+                Hasher::with_kernel(algorithm, kernel).expect("the kernel was checked above");
             hasher.update(data);
             hasher.finalize()
         }

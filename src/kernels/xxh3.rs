@@ -182,6 +182,37 @@ fn merge(acc: &[u64; 8], secret: usize, start: u64) -> u64 {
     avalanche(result)
 }
 
+/// XXH3 of a whole buffer of more than 240 bytes on the AVX2 kernel, without a streaming
+/// state: the accumulators after every stripe, the last one included. None without AVX2.
+fn one_shot_acc(data: &[u8]) -> Option<[u64; 8]> {
+    debug_assert!(data.len() as u64 > MID_SIZE_MAX);
+    if !is_x86_feature_detected!("avx2") {
+        return None;
+    }
+    let mut acc = INITIAL_ACC;
+    let hashed = (data.len() - 1) / STRIPE * STRIPE;
+    // SAFETY: AVX2 is present.
+    unsafe { stripes_avx2(&mut acc, &data[..hashed], 0) };
+    last_stripe(&mut acc, &data[data.len() - STRIPE..]);
+    Some(acc)
+}
+
+/// One-shot XXH3-64 of more than 240 bytes; None without AVX2.
+pub fn hash64(data: &[u8]) -> Option<u64> {
+    let acc = one_shot_acc(data)?;
+    let len = data.len() as u64;
+    Some(merge(&acc, MERGE_SECRET_LOW, len.wrapping_mul(PRIME64_1)))
+}
+
+/// One-shot XXH3-128 of more than 240 bytes; None without AVX2.
+pub fn hash128(data: &[u8]) -> Option<u128> {
+    let acc = one_shot_acc(data)?;
+    let len = data.len() as u64;
+    let low = merge(&acc, MERGE_SECRET_LOW, len.wrapping_mul(PRIME64_1));
+    let high = merge(&acc, MERGE_SECRET_HIGH, !len.wrapping_mul(PRIME64_2));
+    Some((u128::from(high) << 64) | u128::from(low))
+}
+
 /// Streaming XXH3 on the AVX2 kernel; one state gives both the 64- and the 128-bit hash.
 #[derive(Clone)]
 pub struct Xxh3Avx2 {
