@@ -407,3 +407,49 @@ fn many_files_side_by_side_match_md5sum() {
         );
     }
 }
+
+/// S3 multipart ETags, whose part MD5s run side by side when parts are read in step: the same
+/// value as the portable kernel and as md-5 over each part, for part sizes that are and are not
+/// whole MD5 blocks, with and without a short last part.
+#[test]
+fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
+    use md5::Digest as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("object");
+    for (size, part_size) in [
+        (4_000_000usize, 100_003usize),
+        (4_000_000, 65_536),
+        (40 * 65_536, 65_536),
+        (3 * 1024 * 1024 + 5, 70_001),
+    ] {
+        let content = data(size);
+        std::fs::write(&path, &content).unwrap();
+        let part_md5s: Vec<u8> = content
+            .chunks(part_size)
+            .flat_map(|part| md5::Md5::digest(part).to_vec())
+            .collect();
+        let expected = format!(
+            "\"{:x}-{}\"",
+            md5::Md5::digest(&part_md5s),
+            content.len().div_ceil(part_size)
+        );
+        for kernel in ["md5=avx2", "portable"] {
+            if kernel != "portable" && !Kernel::Avx2.runs_on(&Capabilities::get()) {
+                continue;
+            }
+            let output = fasthash()
+                .env(detect::FORCE_VARIABLE, kernel)
+                .args(["-a", "md5", "--etag", "--no-part-limits", "--part-size"])
+                .arg(part_size.to_string())
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{kernel}");
+            let text = String::from_utf8(output.stdout).unwrap();
+            assert!(
+                text.contains(&expected),
+                "{kernel}, {size} bytes in parts of {part_size}: {text} lacks {expected}"
+            );
+        }
+    }
+}

@@ -22,7 +22,7 @@ pub fn list(caps: &Capabilities) -> String {
             );
         }
     }
-    let _ = writeln!(text, "\nalgorithm  kernel    used  source");
+    let _ = writeln!(text, "\nalgorithm  kernel     used  source");
     for algorithm in Algorithm::all() {
         let chosen = detect::chosen(algorithm);
         for &kernel in detect::kernels(algorithm) {
@@ -40,7 +40,7 @@ pub fn list(caps: &Capabilities) -> String {
             };
             let _ = writeln!(
                 text,
-                "{:<10} {:<9} {:<5} {source}",
+                "{:<10} {:<10} {:<5} {source}",
                 algorithm.name(),
                 kernel.name(),
                 used

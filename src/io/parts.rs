@@ -1,8 +1,9 @@
 //! Hashing a file as S3 sees a multipart upload: each part hashed on its own (rayon, one task
 //! a part, reading its range with `pread`), optionally with its MD5 for the ETag in the same
-//! pass. Memory stays at one buffer a thread whatever the part size.
+//! pass. Memory stays at one buffer a thread whatever the part size, or eight when the part
+//! MD5s run side by side (eight parts read in step into AVX2 lanes).
 
-use crate::kernels::{Algorithm, Digest, Hasher};
+use crate::kernels::{detect, Algorithm, Digest, Hasher, Kernel};
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -27,12 +28,114 @@ pub fn hash_parts(
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
+    let group = md5_group_size(count, with_md5);
+    if group > 1 {
+        let groups: Vec<u64> = (0..count).step_by(group).collect();
+        let hashed: Vec<Vec<PartDigest>> = groups
+            .into_par_iter()
+            .map(|first| {
+                let parts = first..(first + group as u64).min(count);
+                hash_group(file, parts, size, part_size, algorithm)
+            })
+            .collect::<io::Result<_>>()?;
+        return Ok(hashed.into_iter().flatten().collect());
+    }
     (0..count)
         .into_par_iter()
         .map(|index| {
             let start = index * part_size;
             let end = (start + part_size).min(size);
             hash_range(file, start, end, algorithm, with_md5)
+        })
+        .collect()
+}
+
+/// How many parts a task hashes in step: MD5 lanes pay once at least four are busy, and every
+/// thread should still get a group.
+fn md5_group_size(count: u64, with_md5: bool) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if with_md5 && detect::chosen(Algorithm::Md5) == Kernel::Avx2 {
+        let per_thread = count / rayon::current_num_threads().max(1) as u64;
+        if per_thread >= 4 {
+            return per_thread.min(8) as usize;
+        }
+    }
+    let _ = (count, with_md5);
+    1
+}
+
+/// Parts read in step, their MD5s in AVX2 lanes; a group with a part shorter than the others
+/// (the last one) hashes its parts one by one.
+#[cfg(target_arch = "x86_64")]
+fn hash_group(
+    file: &File,
+    parts: std::ops::Range<u64>,
+    size: u64,
+    part_size: u64,
+    algorithm: Algorithm,
+) -> io::Result<Vec<PartDigest>> {
+    use crate::kernels::md5_lanes::Md5Lanes;
+    let ranges: Vec<(u64, u64)> = parts
+        .map(|index| (index * part_size, ((index + 1) * part_size).min(size)))
+        .collect();
+    let lanes = Md5Lanes::new().filter(|_| ranges.len() <= Md5Lanes::LANES);
+    let (Some(mut lanes), true) = (lanes, ranges.iter().all(|(s, e)| e - s == part_size)) else {
+        return ranges
+            .iter()
+            .map(|&(start, end)| hash_range(file, start, end, algorithm, true))
+            .collect();
+    };
+    let mut hashers: Vec<Hasher> = ranges.iter().map(|_| Hasher::new(algorithm)).collect();
+    let mut buffers: Vec<Vec<u8>> = ranges
+        .iter()
+        .map(|_| vec![0u8; BUFFER.min(part_size as usize)])
+        .collect();
+    let mut tails: Vec<Vec<u8>> = vec![Vec::new(); ranges.len()];
+    let mut offset = 0u64;
+    while offset < part_size {
+        // BUFFER is whole blocks, so only the last piece can end in a partial block.
+        let want = BUFFER.min((part_size - offset) as usize);
+        for ((buffer, hasher), &(start, _)) in buffers.iter_mut().zip(&mut hashers).zip(&ranges) {
+            file.read_exact_at(&mut buffer[..want], start + offset)
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::UnexpectedEof => super::read::changed_error(),
+                    _ => e,
+                })?;
+            hasher.update(&buffer[..want]);
+        }
+        let whole = want / 64 * 64;
+        let pieces: Vec<&[u8]> = buffers.iter().map(|buffer| &buffer[..whole]).collect();
+        lanes.update(&pieces);
+        for (tail, buffer) in tails.iter_mut().zip(&buffers) {
+            tail.clear();
+            tail.extend_from_slice(&buffer[whole..want]);
+        }
+        offset += want as u64;
+    }
+    Ok(hashers
+        .into_iter()
+        .zip(tails)
+        .enumerate()
+        .map(|(lane, (hasher, tail))| PartDigest {
+            digest: hasher.finalize(),
+            md5: Some(Digest::from_slice(&lanes.finalize(lane, &tail))),
+            len: part_size,
+        })
+        .collect())
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn hash_group(
+    file: &File,
+    parts: std::ops::Range<u64>,
+    size: u64,
+    part_size: u64,
+    algorithm: Algorithm,
+) -> io::Result<Vec<PartDigest>> {
+    parts
+        .map(|index| {
+            let start = index * part_size;
+            hash_range(file, start, (start + part_size).min(size), algorithm, true)
         })
         .collect()
 }

@@ -93,6 +93,17 @@ impl Default for Md5 {
 }
 
 impl Md5 {
+    /// A state that has already hashed `length` bytes (a whole number of blocks) into `state`:
+    /// how a lane of `md5_lanes` hands its message over to finish it.
+    pub(super) fn resume(state: [u32; 4], length: u64) -> Md5 {
+        debug_assert!(length.is_multiple_of(64));
+        Md5 {
+            state,
+            length,
+            ..Md5::new()
+        }
+    }
+
     pub fn new() -> Md5 {
         Md5 {
             state: INITIAL,

@@ -108,6 +108,52 @@ unsafe fn digest_many_avx2(messages: &[&[u8]]) -> Vec<[u8; 16]> {
     digests
 }
 
+/// Eight MD5 streams advanced together, for messages that arrive in equal pieces (the parts
+/// of an S3 multipart upload, read in step). Each lane finishes on the scalar kernel.
+pub struct Md5Lanes {
+    state: [[u32; LANES]; 4],
+    length: u64,
+}
+
+impl Md5Lanes {
+    pub const LANES: usize = LANES;
+
+    /// None when the CPU lacks AVX2.
+    pub fn new() -> Option<Md5Lanes> {
+        is_x86_feature_detected!("avx2").then(|| Md5Lanes {
+            state: std::array::from_fn(|word| [INITIAL[word]; LANES]),
+            length: 0,
+        })
+    }
+
+    /// Adds one piece to each lane: at most eight pieces, all of the same length, a whole
+    /// number of 64-byte blocks.
+    pub fn update(&mut self, pieces: &[&[u8]]) {
+        assert!(pieces.len() <= LANES);
+        let len = pieces.first().map_or(0, |piece| piece.len());
+        assert!(len.is_multiple_of(BLOCK) && pieces.iter().all(|piece| piece.len() == len));
+        let idle_block = [0u8; BLOCK];
+        for at in (0..len).step_by(BLOCK) {
+            let blocks: [*const u8; LANES] = std::array::from_fn(|lane| {
+                pieces
+                    .get(lane)
+                    .map_or(idle_block.as_ptr(), |piece| piece[at..].as_ptr())
+            });
+            // SAFETY: `new` found AVX2; every pointer starts 64 readable bytes.
+            unsafe { compress(&mut self.state, &blocks) };
+        }
+        self.length += len as u64;
+    }
+
+    /// Lane `lane`'s MD5 after its last `tail` bytes (fewer than 64 need not be whole blocks).
+    pub fn finalize(&self, lane: usize, tail: &[u8]) -> [u8; 16] {
+        let state = std::array::from_fn(|word| self.state[word][lane]);
+        let mut md5 = super::md5::Md5::resume(state, self.length);
+        md5.update(tail);
+        md5.finalize()
+    }
+}
+
 /// Eight 8-word rows in, eight 8-word columns out: column i holds word i of every row.
 #[target_feature(enable = "avx2")]
 fn transpose(rows: [__m256i; 8]) -> [__m256i; 8] {

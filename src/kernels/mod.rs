@@ -12,7 +12,7 @@ pub mod detect;
 mod digest;
 mod md5;
 #[cfg(target_arch = "x86_64")]
-mod md5_lanes;
+pub mod md5_lanes;
 mod sha2_portable;
 #[cfg(target_arch = "x86_64")]
 mod xxh3;
