@@ -3,7 +3,9 @@
 //! pass. Memory stays at one buffer a thread whatever the part size, or eight when the part
 //! MD5s run side by side (eight parts read in step into AVX2 lanes).
 
-use crate::kernels::{detect, Algorithm, Digest, Hasher, Kernel};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::{detect, Kernel};
+use crate::kernels::{Algorithm, Digest, Hasher};
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -28,8 +30,8 @@ pub fn hash_parts(
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
-    let group = md5_group_size(count, with_md5);
-    if group > 1 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(group) = md5_group_size(count, with_md5) {
         let groups: Vec<u64> = (0..count).step_by(group).collect();
         let hashed: Vec<Vec<PartDigest>> = groups
             .into_par_iter()
@@ -43,25 +45,27 @@ pub fn hash_parts(
     (0..count)
         .into_par_iter()
         .map(|index| {
-            let start = index * part_size;
-            let end = (start + part_size).min(size);
+            let (start, end) = part_range(index, size, part_size);
             hash_range(file, start, end, algorithm, with_md5)
         })
         .collect()
 }
 
-/// How many parts a task hashes in step: MD5 lanes pay once at least four are busy, and every
-/// thread should still get a group.
-fn md5_group_size(count: u64, with_md5: bool) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if with_md5 && detect::chosen(Algorithm::Md5) == Kernel::Avx2 {
-        let per_thread = count / rayon::current_num_threads().max(1) as u64;
-        if per_thread >= 4 {
-            return per_thread.min(8) as usize;
-        }
+/// Where part `index` starts and ends.
+fn part_range(index: u64, size: u64, part_size: u64) -> (u64, u64) {
+    let start = index * part_size;
+    (start, (start + part_size).min(size))
+}
+
+/// How many parts a task hashes in step, when MD5 lanes pay: at least four busy, and a group
+/// for every thread.
+#[cfg(target_arch = "x86_64")]
+fn md5_group_size(count: u64, with_md5: bool) -> Option<usize> {
+    if !with_md5 || detect::chosen(Algorithm::Md5) != Kernel::Avx2 {
+        return None;
     }
-    let _ = (count, with_md5);
-    1
+    let per_thread = count / rayon::current_num_threads().max(1) as u64;
+    (per_thread >= 4).then(|| per_thread.min(8) as usize)
 }
 
 /// Parts read in step, their MD5s in AVX2 lanes; a group with a part shorter than the others
@@ -76,7 +80,7 @@ fn hash_group(
 ) -> io::Result<Vec<PartDigest>> {
     use crate::kernels::md5_lanes::Md5Lanes;
     let ranges: Vec<(u64, u64)> = parts
-        .map(|index| (index * part_size, ((index + 1) * part_size).min(size)))
+        .map(|index| part_range(index, size, part_size))
         .collect();
     let lanes = Md5Lanes::new().filter(|_| ranges.len() <= Md5Lanes::LANES);
     let (Some(mut lanes), true) = (lanes, ranges.iter().all(|(s, e)| e - s == part_size)) else {
@@ -122,22 +126,6 @@ fn hash_group(
             len: part_size,
         })
         .collect())
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn hash_group(
-    file: &File,
-    parts: std::ops::Range<u64>,
-    size: u64,
-    part_size: u64,
-    algorithm: Algorithm,
-) -> io::Result<Vec<PartDigest>> {
-    parts
-        .map(|index| {
-            let start = index * part_size;
-            hash_range(file, start, (start + part_size).min(size), algorithm, true)
-        })
-        .collect()
 }
 
 /// How many parts a `size`-byte object has when cut every `part_size` bytes.

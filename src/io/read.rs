@@ -171,7 +171,7 @@ fn read_small_file(
     if options.mmap == MmapChoice::Always {
         return Ok((buffer, false));
     }
-    let mut file = super::long_paths::open_file(path)?;
+    let file = super::long_paths::open_file(path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() || metadata.len() == 0 || metadata.len() >= MAP_THRESHOLD {
         return Ok((buffer, false));
@@ -179,14 +179,18 @@ fn read_small_file(
     let len = metadata.len() as usize;
     buffer.clear();
     buffer.resize(len, 0);
-    let read = loop {
-        match file.read(&mut buffer) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    };
+    let read = read_once(&file, &mut buffer)?;
     Ok((buffer, read == len))
+}
+
+/// One read(2), retried only when a signal interrupted it.
+fn read_once(mut file: &File, buffer: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(buffer) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            result => return result,
+        }
+    }
 }
 
 /// Hashes an open file, choosing between reading and mapping.
@@ -244,13 +248,7 @@ fn hash_in_one_read(mut file: &File, len: u64, algorithm: Algorithm) -> io::Resu
     let len = len as usize;
     READ_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
-        let read = loop {
-            match file.read(&mut buffer[..len]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let read = read_once(file, &mut buffer[..len])?;
         if read < len {
             // Rewind what was consumed so the long way starts from the beginning.
             use std::io::Seek;

@@ -361,34 +361,22 @@ pub fn chosen(algorithm: Algorithm) -> Kernel {
     let table = CHOSEN.get_or_init(|| {
         let caps = Capabilities::get();
         let forced = forced().as_ref().ok();
-        ALL_ALGORITHMS
-            .iter()
-            .map(|&a| {
-                forced
-                    .and_then(|f| f.get(a))
-                    .unwrap_or_else(|| select(a, &caps))
-            })
-            .collect()
+        // Indexed by discriminant, which runs 0..count in declaration order.
+        let mut table = vec![Kernel::Portable; Algorithm::all().count()];
+        for a in Algorithm::all() {
+            table[a as usize] = forced
+                .and_then(|f| f.get(a))
+                .unwrap_or_else(|| select(a, &caps));
+        }
+        table
     });
     table[algorithm as usize]
 }
 
-/// Every algorithm, indexed by its discriminant.
-const ALL_ALGORITHMS: [Algorithm; 13] = [
-    Algorithm::Sha256,
-    Algorithm::Sha224,
-    Algorithm::Sha384,
-    Algorithm::Sha512,
-    Algorithm::Sha1,
-    Algorithm::Md5,
-    Algorithm::Blake3,
-    Algorithm::Xxh64,
-    Algorithm::Xxh3,
-    Algorithm::Xxh128,
-    Algorithm::Crc32,
-    Algorithm::Crc32c,
-    Algorithm::Crc64Nvme,
-];
+/// Whether `kernel` is one of `algorithm`'s and runs on a CPU with `caps`.
+pub fn usable(algorithm: Algorithm, kernel: Kernel, caps: &Capabilities) -> bool {
+    kernels(algorithm).contains(&kernel) && kernel.runs_on(caps)
+}
 
 /// The kernel `algorithm` runs in this process, as "name (where it comes from)".
 pub fn kernel_name(algorithm: Algorithm) -> String {
@@ -413,10 +401,13 @@ mod tests {
 
     #[test]
     fn algorithms_are_indexed_by_discriminant() {
-        for (index, algorithm) in ALL_ALGORITHMS.iter().enumerate() {
-            assert_eq!(*algorithm as usize, index);
+        let count = Algorithm::all().count();
+        let mut seen = vec![false; count];
+        for algorithm in Algorithm::all() {
+            assert!((algorithm as usize) < count, "{algorithm}");
+            seen[algorithm as usize] = true;
         }
-        assert_eq!(Algorithm::all().count(), ALL_ALGORITHMS.len());
+        assert!(seen.iter().all(|&s| s));
     }
 
     #[test]

@@ -329,9 +329,7 @@ impl Hasher {
     /// cannot run it.
     pub fn with_kernel(algorithm: Algorithm, kernel: Kernel) -> Option<Hasher> {
         use sha2::Digest as _;
-        if !detect::kernels(algorithm).contains(&kernel)
-            || !kernel.runs_on(&detect::Capabilities::get())
-        {
+        if !detect::usable(algorithm, kernel, &detect::Capabilities::get()) {
             return None;
         }
         let portable = kernel == Kernel::Portable;
@@ -450,9 +448,7 @@ pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
 /// algorithm lacks, or this CPU cannot run, falls back as [`Hasher::new`] does.
 pub fn hash_on(algorithm: Algorithm, kernel: Kernel, data: &[u8]) -> Digest {
     use sha2::Digest as _;
-    let kernel = if detect::kernels(algorithm).contains(&kernel)
-        && kernel.runs_on(&detect::Capabilities::get())
-    {
+    let kernel = if detect::usable(algorithm, kernel, &detect::Capabilities::get()) {
         kernel
     } else {
         Kernel::Portable
@@ -539,12 +535,7 @@ pub fn hash_many_on(algorithm: Algorithm, kernel: Kernel, messages: &[&[u8]]) ->
     }
     messages
         .iter()
-        .map(|message| {
-            let mut hasher =
-                Hasher::with_kernel(algorithm, kernel).unwrap_or_else(|| Hasher::new(algorithm));
-            hasher.update(message);
-            hasher.finalize()
-        })
+        .map(|message| hash_on(algorithm, kernel, message))
         .collect()
 }
 
