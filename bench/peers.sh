@@ -10,6 +10,8 @@
 # and writes bench/results/RESULTS.md and bench/results/throughput.svg.
 # --quick: 64 MiB instead of 1 GiB, a tenth of the files, 3 runs (a smoke test, minutes).
 # --only PATTERN: run only the groups whose name matches the grep pattern.
+# XXHSUM_DISPATCH=PATH: also run that xxhsum's own benchmark (e.g. one built with run-time
+# dispatch), beside Debian's.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -130,15 +132,16 @@ for file in big mid; do
   group "$file-sha256" "$bytes" 1 -- "$fasthash -a sha256 $path" "sha256sum $path" \
     "openssl dgst -sha256 $path" "rhash --sha256 $path"
   group "$file-sha512" "$bytes" 1 -- "$fasthash -a sha512 $path" "sha512sum $path" \
-    "openssl dgst -sha512 $path"
+    "openssl dgst -sha512 $path" "FASTHASH_KERNEL=sha512=portable $fasthash -a sha512 $path"
   group "$file-sha1" "$bytes" 1 -- "$fasthash -a sha1 $path" "sha1sum $path" \
     "openssl dgst -sha1 $path"
   group "$file-md5" "$bytes" 1 -- "$fasthash -a md5 $path" "md5sum $path" \
-    "openssl dgst -md5 $path" "rhash --md5 $path"
+    "openssl dgst -md5 $path" "rhash --md5 $path" \
+    "FASTHASH_KERNEL=md5=portable $fasthash -a md5 $path"
   group "$file-blake3" "$bytes" 1 -- "$fasthash -a blake3 $path" "b3sum $path"
   # The portable kernel is the figure before our AVX2 XXH3 kernel, in the same run.
   group "$file-xxh3" "$bytes" 1 -- "$fasthash -a xxh3 $path" "xxhsum -H3 $path" \
-    "FASTHASH_KERNEL=portable $fasthash -a xxh3 $path"
+    "FASTHASH_KERNEL=xxh3=avx2 $fasthash -a xxh3 $path" "FASTHASH_KERNEL=portable $fasthash -a xxh3 $path"
   group "$file-xxh128" "$bytes" 1 -- "$fasthash -a xxh128 $path" "xxhsum -H2 $path" \
     "FASTHASH_KERNEL=portable $fasthash -a xxh128 $path"
   group "$file-xxh64" "$bytes" 1 -- "$fasthash -a xxh64 $path" "xxhsum -H1 $path"
@@ -153,15 +156,27 @@ for file in big mid; do
     "$aws crc64nvme $path" "FASTHASH_KERNEL=clmul $fasthash -j 1 -a crc64nvme $path"
 done
 
-# S3 multipart values with the ETag: part MD5s in AVX2 lanes, then forced one part at a time.
+# S3 multipart values with the ETag: part MD5s in lanes (AVX-512, AVX2), then one part at a time.
 group "big-s3-etag" "$big_bytes" 1 -- "$fasthash -a crc64nvme --s3 --etag --part-size 8MiB $big" \
+  "FASTHASH_KERNEL=md5=avx2 $fasthash -a crc64nvme --s3 --etag --part-size 8MiB $big" \
   "FASTHASH_KERNEL=md5=portable $fasthash -a crc64nvme --s3 --etag --part-size 8MiB $big"
+# S3 COMPOSITE SHA-256: sixteen parts side by side in AVX-512 lanes, against SHA-NI a part.
+group "big-s3-composite-sha256" "$big_bytes" 1 -- "$fasthash -a sha256 --s3 --part-size 8MiB $big" \
+  "FASTHASH_KERNEL=sha256=sha-ext $fasthash -a sha256 --s3 --part-size 8MiB $big"
 
 group "tree256k-sha256" "$tree256_bytes" "$n256" -- "$fasthash -r -a sha256 $tree256" \
   "rhash -r --sha256 $tree256" "xargs -a $list256 -n 100000 sha256sum" \
-  "xargs -a $list256 -n 100000 openssl dgst -sha256" "hashdeep -r -c sha256 $tree256"
+  "xargs -a $list256 -n 100000 openssl dgst -sha256" "hashdeep -r -c sha256 $tree256" \
+  "FASTHASH_KERNEL=sha256=sha-ext $fasthash -r -a sha256 $tree256"
 group "tree256k-sha256-j1" "$tree256_bytes" "$n256" -- "$fasthash -j 1 -r -a sha256 $tree256" \
-  "rhash -r --sha256 $tree256" "xargs -a $list256 -n 100000 openssl dgst -sha256"
+  "rhash -r --sha256 $tree256" "xargs -a $list256 -n 100000 openssl dgst -sha256" \
+  "FASTHASH_KERNEL=sha256=sha-ext $fasthash -j 1 -r -a sha256 $tree256"
+group "tree256k-sha1-j1" "$tree256_bytes" "$n256" -- "$fasthash -j 1 -r -a sha1 $tree256" \
+  "xargs -a $list256 -n 100000 openssl dgst -sha1" \
+  "FASTHASH_KERNEL=sha1=sha-ext $fasthash -j 1 -r -a sha1 $tree256"
+group "tree256k-sha512" "$tree256_bytes" "$n256" -- "$fasthash -r -a sha512 $tree256" \
+  "rhash -r --sha512 $tree256" "xargs -a $list256 -n 100000 openssl dgst -sha512" \
+  "FASTHASH_KERNEL=sha512=ring-asm $fasthash -r -a sha512 $tree256"
 group "tree256k-blake3" "$tree256_bytes" "$n256" -- "$fasthash -r -a blake3 $tree256" \
   "xargs -a $list256 -n 100000 b3sum"
 group "tree256k-xxh3" "$tree256_bytes" "$n256" -- "$fasthash -r -a xxh3 $tree256" \
@@ -171,6 +186,7 @@ group "tree256k-xxh3" "$tree256_bytes" "$n256" -- "$fasthash -r -a xxh3 $tree256
 group "tree256k-md5" "$tree256_bytes" "$n256" -- "$fasthash -r -a md5 $tree256" \
   "xargs -a $list256 -n 100000 md5sum" "rhash -r --md5 $tree256" \
   "xargs -a $list256 -n 100000 openssl dgst -md5" \
+  "FASTHASH_KERNEL=md5=avx2 $fasthash -r -a md5 $tree256" \
   "FASTHASH_KERNEL=portable $fasthash -r -a md5 $tree256"
 group "tree256k-md5-j1" "$tree256_bytes" "$n256" -- "$fasthash -j 1 -r -a md5 $tree256" \
   "xargs -a $list256 -n 100000 openssl dgst -md5" \
@@ -204,15 +220,18 @@ group "limit-page-cache" "$big_bytes" 1 -- "cat $big" \
   done
 } > "$json/openssl-speed.tsv"
 "$fasthash" bench > "$json/fasthash-bench.txt"
-# Our own kernels beside the ones they replaced (forced), and xxhsum's own benchmark.
-ours=(-a xxh3 -a xxh128 -a crc32 -a crc32c -a crc64nvme)
+# Every engine this CPU runs beside the others of its algorithm (`fasthash bench` lists them
+# all, the one in use marked), and xxhsum's own benchmark: Debian's, and another build named
+# by XXHSUM_DISPATCH (e.g. xxhsum 0.8.3 built with run-time dispatch), if given.
 {
-  echo "fasthash bench (our kernels):"
-  "$fasthash" bench "${ours[@]}" | tail -5
-  echo "FASTHASH_KERNEL=portable,crc32=clmul,crc32c=clmul,crc64nvme=clmul fasthash bench (before):"
-  FASTHASH_KERNEL=portable,crc32=clmul,crc32c=clmul,crc64nvme=clmul "$fasthash" bench "${ours[@]}" | tail -5
-  echo "xxhsum -b5,11 -B1M ($(xxhsum -V 2>&1 | head -1)):"
-  xxhsum -b5,11 -B1M 2>&1 < /dev/null | tr '\r' '\n' | grep '#' || echo "(xxhsum -b printed no result)"
+  "$fasthash" bench -a xxh3 -a xxh128 -a md5 -a sha1 -a sha256 -a sha512 -a crc32c -a crc64nvme
+  for xxhsum in xxhsum ${XXHSUM_DISPATCH:-}; do
+    for size in 4K 1M; do
+      echo "$xxhsum -b3,11 -B$size ($($xxhsum -V 2>&1 | head -1)):"
+      "$xxhsum" -b3,11 -B$size 2>&1 < /dev/null | tr '\r' '\n' | grep '#' \
+        || echo "(xxhsum -b printed no result)"
+    done
+  done
 } > "$json/kernels.txt"
 
 # ---- versions and report --------------------------------------------------------------------

@@ -3,18 +3,22 @@
 //!
 //! The kernel each algorithm takes here is printed first (`fasthash bench` prints the same);
 //! run with `FASTHASH_KERNEL=portable` (or another kernel) to measure a forced one. The
-//! `*_side_by_side` benches hash 16 messages in one call, as fasthash does for many files.
+//! `*_side_by_side` benches hash 32 messages in one call, as fasthash does for many files.
 
 use divan::counter::BytesCount;
 use divan::Bencher;
-use fasthash::kernels::detect::kernel_name;
+use fasthash::kernels::engine;
 use fasthash::kernels::{hash, hash_many, Algorithm, Hasher};
 
 const SIZES: &[usize] = &[16, 64, 1024, 4096, 64 * 1024, 1024 * 1024];
 
 fn main() {
     for algorithm in Algorithm::all() {
-        eprintln!("{:<10} {}", algorithm.name(), kernel_name(algorithm));
+        eprintln!(
+            "{:<10} {}",
+            algorithm.name(),
+            engine::chosen(algorithm).label()
+        );
     }
     divan::main();
 }
@@ -73,13 +77,33 @@ fn streamed_4k_updates(bencher: Bencher, algorithm: Algorithm) {
     });
 }
 
-/// 16 messages of `len` bytes each in one call: MD5's AVX2 kernel runs eight of them side by
-/// side; the portable kernel hashes them one after another.
-#[divan::bench(args = [4096, 256 * 1024])]
-fn md5_side_by_side(bencher: Bencher, len: usize) {
-    let data = input(16 * len);
+/// 32 messages of `len` bytes each in one call, as fasthash hands a lane engine many files:
+/// AVX-512 runs 16 of them side by side (SHA-512: 8), AVX2 8 (MD5); an engine without lanes
+/// hashes them one after another.
+fn side_by_side(bencher: Bencher, algorithm: Algorithm, len: usize) {
+    let data = input(32 * len);
     let messages: Vec<&[u8]> = data.chunks(len).collect();
     bencher
-        .counter(BytesCount::new(16 * len))
-        .bench(|| hash_many(Algorithm::Md5, divan::black_box(&messages)));
+        .counter(BytesCount::new(32 * len))
+        .bench(|| hash_many(algorithm, divan::black_box(&messages)));
+}
+
+#[divan::bench(args = [4096, 256 * 1024])]
+fn md5_side_by_side(bencher: Bencher, len: usize) {
+    side_by_side(bencher, Algorithm::Md5, len);
+}
+
+#[divan::bench(args = [4096, 256 * 1024])]
+fn sha1_side_by_side(bencher: Bencher, len: usize) {
+    side_by_side(bencher, Algorithm::Sha1, len);
+}
+
+#[divan::bench(args = [4096, 256 * 1024])]
+fn sha256_side_by_side(bencher: Bencher, len: usize) {
+    side_by_side(bencher, Algorithm::Sha256, len);
+}
+
+#[divan::bench(args = [4096, 256 * 1024])]
+fn sha512_side_by_side(bencher: Bencher, len: usize) {
+    side_by_side(bencher, Algorithm::Sha512, len);
 }

@@ -1,18 +1,27 @@
-//! `fasthash bench`: each algorithm's kernel on this CPU and its single-thread throughput on
-//! in-memory buffers, so a user can see what fasthash does on their machine.
+//! `fasthash bench`: every engine this CPU runs, the one in use marked, and its single-thread
+//! throughput on in-memory buffers, so a user can see what fasthash does on their machine and
+//! what each engine gains over the one it replaces.
 //!
 //! Each figure is the median of several timed samples, each sample a batch of whole one-shot
 //! hashes (a new hasher, the buffer, the digest), the same work `fasthash FILE` does per file
-//! once the bytes are in memory. GB/s are 10^9 bytes a second, as `openssl speed` counts.
+//! once the bytes are in memory; the last column hashes 32 buffers of 4 KiB in one call, as
+//! fasthash hands many small files to an engine that hashes them side by side. GB/s are 10^9
+//! bytes a second, as `openssl speed` counts.
 
-use crate::kernels::detect::{kernel_name, Capabilities};
-use crate::kernels::{hash, Algorithm};
+use crate::kernels::detect::Capabilities;
+use crate::kernels::engine::{self, Engine};
+use crate::kernels::Algorithm;
 use std::hint::black_box;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 /// Buffer sizes measured, with their labels.
 pub const SIZES: &[(usize, &str)] = &[(64, "64 B"), (4096, "4 KiB"), (1 << 20, "1 MiB")];
+
+/// The side-by-side column: this many buffers of [`MANY_SIZE`] bytes in one call.
+const MANY: usize = 32;
+const MANY_SIZE: usize = 4096;
+const MANY_LABEL: &str = "32x4 KiB";
 
 const SAMPLES: usize = 5;
 
@@ -24,10 +33,9 @@ pub struct BenchOptions {
     pub algorithms: Vec<Algorithm>,
 }
 
-/// One measured row: an algorithm, its kernel, and GB/s per size in [`SIZES`] order.
+/// One measured row: an engine, and GB/s per size in [`SIZES`] order, then side by side.
 pub struct BenchRow {
-    pub algorithm: Algorithm,
-    pub kernel: String,
+    pub engine: &'static Engine,
     pub gigabytes_per_second: Vec<f64>,
 }
 
@@ -38,14 +46,18 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
     } else {
         options.algorithms.clone()
     };
-    let cells = (algorithms.len() * SIZES.len()).max(1);
+    let engines: Vec<&'static Engine> = algorithms
+        .iter()
+        .flat_map(|&algorithm| engine::of(algorithm).filter(|engine| engine.runs_here()))
+        .collect();
+    let cells = (engines.len() * (SIZES.len() + 1)).max(1);
     let per_sample = Duration::from_secs_f64(options.seconds / (cells * SAMPLES) as f64);
 
     writeln!(
         out,
         "fasthash {} on {}",
         env!("CARGO_PKG_VERSION"),
-        cpu_model().unwrap_or_else(|| std::env::consts::ARCH.to_string())
+        Capabilities::cpu_model()
     )?;
     writeln!(
         out,
@@ -54,30 +66,39 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "One thread, in-memory buffers, median of {SAMPLES} samples, GB/s (10^9 bytes/s)"
+        "One thread, in-memory buffers, median of {SAMPLES} samples, GB/s (10^9 bytes/s); \
+         {MANY_LABEL}: {MANY} buffers in one call"
     )?;
+    writeln!(out, "* the engine fasthash uses here")?;
     writeln!(out)?;
-    let kernel_width = algorithms
+    let kernel_width = engines
         .iter()
-        .map(|&a| kernel_name(a).len())
+        .map(|engine| engine.label().len())
         .max()
         .unwrap_or(6)
         .max(6);
-    write!(out, "{:<10} {:<kernel_width$}", "algorithm", "kernel")?;
+    write!(out, "{:<10}   {:<kernel_width$}", "algorithm", "kernel")?;
     for (_, label) in SIZES {
         write!(out, " {label:>8}")?;
     }
+    write!(out, " {MANY_LABEL:>8}")?;
     writeln!(out)?;
     out.flush()?;
 
-    let buffer = pattern(SIZES.iter().map(|&(size, _)| size).max().unwrap_or(0));
-    for algorithm in algorithms {
-        let row = measure(algorithm, &buffer, per_sample);
+    let longest = SIZES.iter().map(|&(size, _)| size).max().unwrap_or(0);
+    let buffer = pattern(longest.max(MANY * MANY_SIZE));
+    for engine in engines {
+        let row = measure(engine, &buffer, per_sample);
+        let used = if std::ptr::eq(engine, engine::chosen(engine.algorithm)) {
+            "*"
+        } else {
+            " "
+        };
         write!(
             out,
-            "{:<10} {:<kernel_width$}",
-            algorithm.name(),
-            row.kernel
+            "{:<10} {used} {:<kernel_width$}",
+            engine.algorithm.name(),
+            engine.label()
         )?;
         for rate in &row.gigabytes_per_second {
             // Slow kernels (a forced portable one, a debug build) would print 0.00 otherwise.
@@ -90,25 +111,34 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Measures one algorithm at every size in [`SIZES`].
-pub fn measure(algorithm: Algorithm, buffer: &[u8], per_sample: Duration) -> BenchRow {
-    let gigabytes_per_second = SIZES
+/// Measures one engine at every size in [`SIZES`], then side by side.
+pub fn measure(engine: &'static Engine, buffer: &[u8], per_sample: Duration) -> BenchRow {
+    let mut gigabytes_per_second: Vec<f64> = SIZES
         .iter()
-        .map(|&(size, _)| throughput(algorithm, &buffer[..size], per_sample))
+        .map(|&(size, _)| {
+            let data = &buffer[..size];
+            throughput(size, per_sample, || {
+                black_box(engine.hash(black_box(data)));
+            })
+        })
         .collect();
+    let messages: Vec<&[u8]> = buffer[..MANY * MANY_SIZE].chunks(MANY_SIZE).collect();
+    gigabytes_per_second.push(throughput(MANY * MANY_SIZE, per_sample, || {
+        black_box(engine.hash_many(black_box(&messages)));
+    }));
     BenchRow {
-        algorithm,
-        kernel: kernel_name(algorithm),
+        engine,
         gigabytes_per_second,
     }
 }
 
-/// Median GB/s of [`SAMPLES`] batches of one-shot hashes of `data`, each about `per_sample`.
-fn throughput(algorithm: Algorithm, data: &[u8], per_sample: Duration) -> f64 {
+/// Median GB/s of [`SAMPLES`] batches of `work`, each about `per_sample`, `work` hashing
+/// `bytes` bytes each time.
+fn throughput(bytes: usize, per_sample: Duration, mut work: impl FnMut()) -> f64 {
     // Warm up (page in the buffer, wake the vector units), and size the batches from it.
     let mut iterations: u64 = 1;
     loop {
-        let elapsed = time_batch(algorithm, data, iterations);
+        let elapsed = time_batch(&mut work, iterations);
         if elapsed >= per_sample / 4 || iterations >= 1 << 40 {
             let per_hash = elapsed.as_secs_f64() / iterations as f64;
             iterations = ((per_sample.as_secs_f64() / per_hash.max(1e-12)) as u64).max(1);
@@ -118,18 +148,18 @@ fn throughput(algorithm: Algorithm, data: &[u8], per_sample: Duration) -> f64 {
     }
     let mut rates: Vec<f64> = (0..SAMPLES)
         .map(|_| {
-            let elapsed = time_batch(algorithm, data, iterations).as_secs_f64();
-            (data.len() as f64 * iterations as f64) / elapsed.max(1e-12) / 1e9
+            let elapsed = time_batch(&mut work, iterations).as_secs_f64();
+            (bytes as f64 * iterations as f64) / elapsed.max(1e-12) / 1e9
         })
         .collect();
     rates.sort_by(f64::total_cmp);
     rates[rates.len() / 2]
 }
 
-fn time_batch(algorithm: Algorithm, data: &[u8], iterations: u64) -> Duration {
+fn time_batch(work: &mut impl FnMut(), iterations: u64) -> Duration {
     let start = Instant::now();
     for _ in 0..iterations {
-        black_box(hash(algorithm, black_box(data)));
+        work();
     }
     start.elapsed()
 }
@@ -145,15 +175,6 @@ fn pattern(len: usize) -> Vec<u8> {
             state as u8
         })
         .collect()
-}
-
-fn cpu_model() -> Option<String> {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    cpuinfo
-        .lines()
-        .find(|line| line.starts_with("model name"))
-        .and_then(|line| line.split_once(':'))
-        .map(|(_, model)| model.trim().to_string())
 }
 
 #[cfg(test)]
@@ -173,12 +194,22 @@ mod tests {
             .lines()
             .filter(|l| l.starts_with("crc32c ") || l.starts_with("sha256 "))
             .collect();
-        assert_eq!(rows.len(), 2, "{text}");
+        let engines = [Algorithm::Crc32c, Algorithm::Sha256]
+            .into_iter()
+            .flat_map(|a| engine::of(a).filter(|e| e.runs_here()))
+            .count();
+        assert_eq!(rows.len(), engines, "{text}");
+        // One engine of each is marked as the one in use.
+        assert_eq!(
+            rows.iter().filter(|row| row.contains(" * ")).count(),
+            2,
+            "{text}"
+        );
         for row in rows {
             let rates: Vec<f64> = row
                 .split_whitespace()
                 .rev()
-                .take(SIZES.len())
+                .take(SIZES.len() + 1)
                 .map(|field| field.parse().unwrap())
                 .collect();
             assert!(rates.iter().all(|&r| r > 0.0 && r.is_finite()), "{row}");

@@ -358,8 +358,9 @@ impl Cli {
     pub fn parse_fasthash(args: Vec<OsString>) -> Cli {
         let version: &'static str = Box::leak(
             format!(
-                "{}\nCPU features: {}\n(`fasthash bench` shows the kernel each algorithm runs)",
+                "{}\nCPU: {}\nCPU features: {}\n(`fasthash --list-kernels` shows the kernel each algorithm runs)",
                 env!("CARGO_PKG_VERSION"),
+                crate::kernels::detect::Capabilities::cpu_model(),
                 crate::kernels::detect::Capabilities::get()
                     .names()
                     .join(" ")

@@ -29,7 +29,7 @@ pub fn run(
             config,
             out,
             reporter,
-            crate::kernels::batch_size(algorithm),
+            crate::kernels::engine::chosen(algorithm).batch_size(),
             |inputs| hash_inputs(inputs, algorithm, &config.read),
             |mut out, input, digest| {
                 write_digest_line(

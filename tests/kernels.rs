@@ -1,9 +1,12 @@
-//! Every kernel this CPU can run, forced, against the portable kernel of the same algorithm:
-//! every length 0..=4161 at shifting offsets, streamed with random split points, and large
-//! inputs. The portable kernels are separate code (our SHA-2 and BLAKE3, sha1_smol, the crc
-//! crate's tables, xxhash-rust), and the known-answer tests check them in CI's portable pass.
+//! Every engine this CPU can run, forced, against the portable engine of the same algorithm:
+//! every length 0..=4161 at shifting offsets, streamed with random split points, large inputs,
+//! and many messages side by side. The portable engines are separate code (our SHA-2, MD5 and
+//! BLAKE3, sha1_smol, the crc crate's tables, xxhash-rust), and the known-answer tests check
+//! them in CI's portable pass. The lane kernels' own tests (every lane count on the portable
+//! model of the lane operations, against md-5, sha1 and sha2) are unit tests of the library.
 
 use fasthash::kernels::detect::{self, Capabilities};
+use fasthash::kernels::engine::{self, Engine};
 use fasthash::kernels::{Algorithm, Digest, Hasher, Kernel};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
@@ -27,12 +30,17 @@ fn data(len: usize) -> Vec<u8> {
     (0..len).map(|_| random.next() as u8).collect()
 }
 
-fn digest(algorithm: Algorithm, kernel: Kernel, pieces: &[&[u8]]) -> Digest {
-    let mut hasher = Hasher::with_kernel(algorithm, kernel).expect("kernel runs here");
+fn digest(engine: &Engine, pieces: &[&[u8]]) -> Digest {
+    let mut hasher = engine.hasher();
     for piece in pieces {
         hasher.update(piece);
     }
     hasher.finalize()
+}
+
+/// The portable engine's digest of a whole message.
+fn portable(algorithm: Algorithm, message: &[u8]) -> Digest {
+    engine::portable(algorithm).hash(message)
 }
 
 /// Splits `input` at `cuts` random points (some of them repeated, giving empty updates).
@@ -48,16 +56,10 @@ fn split<'a>(input: &'a [u8], random: &mut Random, cuts: usize) -> Vec<&'a [u8]>
     pieces
 }
 
-/// The kernels besides portable that this CPU runs, per algorithm.
-fn fast_kernels() -> Vec<(Algorithm, Kernel)> {
-    let caps = Capabilities::get();
-    Algorithm::all()
-        .flat_map(|algorithm| {
-            detect::kernels(algorithm)
-                .iter()
-                .filter(move |kernel| **kernel != Kernel::Portable && kernel.runs_on(&caps))
-                .map(move |kernel| (algorithm, *kernel))
-        })
+/// The engines besides portable that this CPU runs.
+fn fast_engines() -> Vec<&'static Engine> {
+    engine::all()
+        .filter(|engine| engine.kernel != Kernel::Portable && engine.runs_here())
         .collect()
 }
 
@@ -66,8 +68,28 @@ fn this_machine_runs_the_kernels_it_should() {
     // A guard against testing nothing: on x86-64 with SHA-NI, AVX2 and PCLMULQDQ (the machines
     // this project is measured on) every fast kernel must be exercised.
     let caps = Capabilities::get();
-    let kernels = fast_kernels();
-    eprintln!("fast kernels here: {kernels:?}");
+    let kernels: Vec<(Algorithm, Kernel)> = fast_engines()
+        .into_iter()
+        .map(|engine| (engine.algorithm, engine.kernel))
+        .collect();
+    eprintln!("fast engines run here: {kernels:?}");
+    if caps.avx512f && caps.avx512bw && cfg!(target_arch = "x86_64") {
+        for algorithm in [
+            Algorithm::Md5,
+            Algorithm::Sha1,
+            Algorithm::Sha224,
+            Algorithm::Sha256,
+            Algorithm::Sha384,
+            Algorithm::Sha512,
+        ] {
+            assert!(
+                kernels.contains(&(algorithm, Kernel::Avx512)),
+                "{algorithm}"
+            );
+        }
+    } else {
+        eprintln!("AVX-512 engines not run: this CPU lacks AVX-512F/BW");
+    }
     if caps.sha_ni && caps.avx2 && caps.pclmulqdq && cfg!(target_arch = "x86_64") {
         for expected in [
             (Algorithm::Sha256, Kernel::ShaExtensions),
@@ -87,25 +109,26 @@ fn this_machine_runs_the_kernels_it_should() {
         assert!(kernels.contains(&(Algorithm::Md5, Kernel::Avx2)));
     }
     for algorithm in Algorithm::all() {
-        assert!(Hasher::with_kernel(algorithm, Kernel::Portable).is_some());
+        assert!(engine::portable(algorithm).runs_here());
     }
 }
 
 #[test]
 fn every_length_to_4161_at_shifting_offsets() {
     let source = data(4161 + 64);
-    for (algorithm, kernel) in fast_kernels() {
+    for engine in fast_engines() {
+        let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for len in 0..=4161 {
             let offset = (len * 7 + 3) % 64;
             let input = &source[offset..offset + len];
-            let expected = digest(algorithm, Kernel::Portable, &[input]);
+            let expected = portable(algorithm, input);
             assert_eq!(
-                digest(algorithm, kernel, &[input]),
+                digest(engine, &[input]),
                 expected,
                 "{algorithm} on {kernel:?}, length {len}, offset {offset}"
             );
             assert_eq!(
-                fasthash::kernels::hash_on(algorithm, kernel, input),
+                engine.hash(input),
                 expected,
                 "{algorithm} on {kernel:?} one-shot, length {len}, offset {offset}"
             );
@@ -117,7 +140,8 @@ fn every_length_to_4161_at_shifting_offsets() {
 fn random_split_points_of_streaming_updates() {
     let source = data(20_000);
     let mut random = Random(42);
-    for (algorithm, kernel) in fast_kernels() {
+    for engine in fast_engines() {
+        let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for round in 0..300 {
             let len = if round % 3 == 0 {
                 random.below(600)
@@ -128,15 +152,15 @@ fn random_split_points_of_streaming_updates() {
             let input = &source[offset..offset + len];
             let cuts = 1 + random.below(8);
             let pieces = split(input, &mut random, cuts);
-            let expected = digest(algorithm, Kernel::Portable, &[input]);
+            let expected = portable(algorithm, input);
             assert_eq!(
-                digest(algorithm, kernel, &pieces),
+                digest(engine, &pieces),
                 expected,
                 "{algorithm} on {kernel:?}, length {len}, pieces {:?}",
                 pieces.iter().map(|p| p.len()).collect::<Vec<_>>()
             );
-            // The portable kernel streams correctly too.
-            assert_eq!(digest(algorithm, Kernel::Portable, &pieces), expected);
+            // The portable engine streams correctly too.
+            assert_eq!(digest(engine::portable(algorithm), &pieces), expected);
         }
     }
 }
@@ -144,15 +168,16 @@ fn random_split_points_of_streaming_updates() {
 #[test]
 fn byte_at_a_time_across_block_boundaries() {
     let source = data(2100);
-    for (algorithm, kernel) in fast_kernels() {
+    for engine in fast_engines() {
+        let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for len in [
             239, 240, 241, 1023, 1024, 1025, 1087, 1088, 1089, 2048, 2049, 2100,
         ] {
             let input = &source[..len];
             let bytes: Vec<&[u8]> = input.chunks(1).collect();
             assert_eq!(
-                digest(algorithm, kernel, &bytes),
-                digest(algorithm, Kernel::Portable, &[input]),
+                digest(engine, &bytes),
+                portable(algorithm, input),
                 "{algorithm} on {kernel:?}, length {len}, one byte at a time"
             );
         }
@@ -163,13 +188,14 @@ fn byte_at_a_time_across_block_boundaries() {
 fn large_inputs() {
     let source = data(33 * 1024 * 1024 + 13);
     let mut random = Random(7);
-    for (algorithm, kernel) in fast_kernels() {
+    for engine in fast_engines() {
+        let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for len in [1024 * 1024 + 1, 8 * 1024 * 1024 - 5, source.len()] {
             let input = &source[..len];
             let pieces = split(input, &mut random, 5);
             assert_eq!(
-                digest(algorithm, kernel, &pieces),
-                digest(algorithm, Kernel::Portable, &[input]),
+                digest(engine, &pieces),
+                portable(algorithm, input),
                 "{algorithm} on {kernel:?}, length {len}"
             );
         }
@@ -218,10 +244,8 @@ fn forcing_each_kernel_through_the_environment_changes_the_path_not_the_sum() {
             stderr.contains(&format!("{}: kernel portable", algorithm.name())),
             "{stderr}"
         );
-        for &kernel in detect::kernels(algorithm) {
-            if !kernel.runs_on(&Capabilities::get()) {
-                continue;
-            }
+        for engine in engine::of(algorithm).filter(|engine| engine.runs_here()) {
+            let kernel = engine.kernel;
             let forced = format!("{}={}", algorithm.name(), kernel.name());
             let output = fasthash()
                 .env(detect::FORCE_VARIABLE, &forced)
@@ -246,7 +270,7 @@ fn an_impossible_kernel_is_a_usage_error_naming_the_reason() {
     let file = dir.path().join("data");
     std::fs::write(&file, b"abc").unwrap();
     for (value, reason) in [
-        ("avx512", "unknown kernel 'avx512'"),
+        ("avx-512", "unknown kernel 'avx-512'"),
         ("md5=clmul", "no such kernel"),
         ("nosuch=portable", "unknown algorithm 'nosuch'"),
     ] {
@@ -266,14 +290,16 @@ fn an_impossible_kernel_is_a_usage_error_naming_the_reason() {
         );
     }
     // A kernel this CPU lacks is refused the same way.
-    let caps = Capabilities::get();
-    if !Kernel::Avx2.runs_on(&caps) {
-        fasthash()
-            .env(detect::FORCE_VARIABLE, "avx2")
-            .args(["-a", "xxh3"])
-            .arg(&file)
-            .assert()
-            .code(2);
+    for (algorithm, kernel) in [(Algorithm::Xxh3, "avx2"), (Algorithm::Md5, "avx512")] {
+        let engine = engine::of(algorithm).find(|engine| engine.kernel.name() == kernel);
+        if engine.is_some_and(|engine| !engine.runs_here()) {
+            fasthash()
+                .env(detect::FORCE_VARIABLE, kernel)
+                .args(["-a", algorithm.name()])
+                .arg(&file)
+                .assert()
+                .code(2);
+        }
     }
 }
 
@@ -289,8 +315,8 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
             .filter(|line| line.split_whitespace().nth(2) == Some("*"))
             .collect();
         assert_eq!(used.len(), 1, "{algorithm}: {text}");
-        let chosen = detect::select(algorithm, &Capabilities::get());
-        assert!(used[0].contains(chosen.name()), "{}", used[0]);
+        let chosen = engine::select(algorithm, &Capabilities::get());
+        assert!(used[0].contains(chosen.kernel.name()), "{}", used[0]);
     }
     let forced = fasthash()
         .env(detect::FORCE_VARIABLE, "portable")
@@ -306,15 +332,16 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
     assert_eq!(used_portable, Algorithm::all().count(), "{text}");
 }
 
-/// Kernels that hash several messages side by side (MD5 on AVX2), against one message at a time
-/// on the portable kernel: many lengths in one call, so lanes finish at different blocks and
-/// take the next message, and calls of every size from 0 to 20 messages.
+/// Engines that hash several messages side by side (lanes), against one message at a time on
+/// the portable engine: many lengths in one call, so lanes finish at different blocks and take
+/// the next message, and calls of every size from 0 to 40 messages.
 #[test]
 fn messages_side_by_side_match_one_at_a_time() {
     let source = data(70_000);
     let mut random = Random(99);
-    for (algorithm, kernel) in fast_kernels() {
-        for count in 0..=20 {
+    for engine in fast_engines() {
+        let (algorithm, kernel) = (engine.algorithm, engine.kernel);
+        for count in 0..=40 {
             for _ in 0..20 {
                 let messages: Vec<&[u8]> = (0..count)
                     .map(|_| {
@@ -327,40 +354,37 @@ fn messages_side_by_side_match_one_at_a_time() {
                         &source[offset..offset + len]
                     })
                     .collect();
-                let together = fasthash::kernels::hash_many_on(algorithm, kernel, &messages);
+                let together = engine.hash_many(&messages);
                 assert_eq!(together.len(), messages.len());
                 for (message, digest) in messages.iter().zip(together) {
                     assert_eq!(
                         digest,
-                        digest_of(algorithm, Kernel::Portable, message),
+                        portable(algorithm, message),
                         "{algorithm} on {kernel:?}, {count} messages, length {}",
                         message.len()
                     );
                 }
             }
         }
-        // Every length 0..=4161 in one call: 4162 messages through eight lanes.
+        // Every length 0..=4161 in one call: 4162 messages through the lanes.
         let all: Vec<&[u8]> = (0..=4161)
             .map(|len| &source[len % 64..len % 64 + len])
             .collect();
-        let together = fasthash::kernels::hash_many_on(algorithm, kernel, &all);
+        let together = engine.hash_many(&all);
         for (message, digest) in all.iter().zip(together) {
-            assert_eq!(digest, digest_of(algorithm, Kernel::Portable, message));
+            assert_eq!(
+                digest,
+                portable(algorithm, message),
+                "{algorithm} on {kernel:?}"
+            );
         }
     }
 }
 
-fn digest_of(algorithm: Algorithm, kernel: Kernel, message: &[u8]) -> Digest {
-    digest(algorithm, kernel, &[message])
-}
-
-/// Many files through the CLI: the side-by-side MD5 path gives the lines the portable kernel
-/// and md5sum give, in order, with failures reported in place among them.
+/// Many files through the CLI: every side-by-side engine gives the lines the portable engine
+/// and the coreutils program give, in order, with failures reported in place among them.
 #[test]
-fn many_files_side_by_side_match_md5sum() {
-    if !Kernel::Avx2.runs_on(&Capabilities::get()) {
-        return;
-    }
+fn many_files_side_by_side_match_coreutils() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("tree");
     std::fs::create_dir(&root).unwrap();
@@ -378,33 +402,43 @@ fn many_files_side_by_side_match_md5sum() {
     let mut names: Vec<String> = (0..150).map(|i| format!("tree/f{i:03}")).collect();
     names.insert(40, "tree/missing".to_string());
     names.insert(70, "tree/f050-dir".to_string());
-    let run = |kernel: &str| {
+    let run = |algorithm: Algorithm, kernel: &str| {
         fasthash()
             .current_dir(dir.path())
             .env(detect::FORCE_VARIABLE, kernel)
-            .args(["-a", "md5"])
+            .args(["-a", algorithm.name()])
             .args(&names)
             .output()
             .unwrap()
     };
-    let fast = run("md5=avx2");
-    let portable = run("portable");
-    assert_eq!(fast.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&fast.stdout),
-        String::from_utf8_lossy(&portable.stdout)
-    );
-    assert_eq!(fast.stderr, portable.stderr);
-    assert_eq!(String::from_utf8_lossy(&fast.stdout).lines().count(), 150);
-    if let Ok(md5sum) = std::process::Command::new("md5sum")
-        .current_dir(dir.path())
-        .args(&names)
-        .output()
-    {
+    let laned = fast_engines()
+        .into_iter()
+        .filter(|engine| engine.lanes.is_some());
+    for engine in laned {
+        let algorithm = engine.algorithm;
+        let forced = format!("{algorithm}={}", engine.kernel.name());
+        let fast = run(algorithm, &forced);
+        let portable = run(algorithm, "portable");
+        assert_eq!(fast.status.code(), Some(1), "{forced}");
         assert_eq!(
             String::from_utf8_lossy(&fast.stdout),
-            String::from_utf8_lossy(&md5sum.stdout)
+            String::from_utf8_lossy(&portable.stdout),
+            "{forced}"
         );
+        assert_eq!(fast.stderr, portable.stderr, "{forced}");
+        assert_eq!(String::from_utf8_lossy(&fast.stdout).lines().count(), 150);
+        let coreutils = format!("{algorithm}sum");
+        if let Ok(theirs) = std::process::Command::new(&coreutils)
+            .current_dir(dir.path())
+            .args(&names)
+            .output()
+        {
+            assert_eq!(
+                String::from_utf8_lossy(&fast.stdout),
+                String::from_utf8_lossy(&theirs.stdout),
+                "{forced} against {coreutils}"
+            );
+        }
     }
 }
 
@@ -433,8 +467,9 @@ fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
             md5::Md5::digest(&part_md5s),
             content.len().div_ceil(part_size)
         );
-        for kernel in ["md5=avx2", "portable"] {
-            if kernel != "portable" && !Kernel::Avx2.runs_on(&Capabilities::get()) {
+        for kernel in ["md5=avx512", "md5=avx2", "portable"] {
+            let (_, name) = kernel.split_once('=').unwrap_or(("", "portable"));
+            if !engine::of(Algorithm::Md5).any(|e| e.kernel.name() == name && e.runs_here()) {
                 continue;
             }
             let output = fasthash()
@@ -451,5 +486,83 @@ fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
                 "{kernel}, {size} bytes in parts of {part_size}: {text} lacks {expected}"
             );
         }
+    }
+}
+
+/// S3 COMPOSITE checksums, whose parts run side by side on lane engines when read in step: the
+/// same value as on the portable engine, for SHA-256, SHA-1 and SHA-512, with and without a
+/// short last part, with and without the ETag's MD5s beside them.
+#[test]
+fn composite_checksums_side_by_side_match_the_portable_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("object");
+    let laned: Vec<&Engine> = fast_engines()
+        .into_iter()
+        .filter(|engine| engine.lanes.is_some() && engine.algorithm != Algorithm::Md5)
+        .collect();
+    for (size, part_size) in [(4_000_000usize, 100_003usize), (40 * 65_536, 65_536)] {
+        std::fs::write(&path, data(size)).unwrap();
+        for engine in &laned {
+            let algorithm = engine.algorithm.name();
+            if engine.algorithm.info().s3_name.is_none() {
+                continue;
+            }
+            for etag in [false, true] {
+                let run = |kernel: &str| {
+                    let mut command = fasthash();
+                    command
+                        .env(detect::FORCE_VARIABLE, kernel)
+                        .args(["-a", algorithm, "--s3", "--no-part-limits", "--part-size"])
+                        .arg(part_size.to_string());
+                    if etag {
+                        command.arg("--etag");
+                    }
+                    command.arg(&path).output().unwrap()
+                };
+                let fast = run(&format!("{algorithm}={}", engine.kernel.name()));
+                let portable = run("portable");
+                assert!(fast.status.success(), "{algorithm}");
+                assert_eq!(
+                    fast.stdout, portable.stdout,
+                    "{algorithm}, etag {etag}, {size}/{part_size}"
+                );
+            }
+        }
+    }
+}
+
+/// The AVX-512 tier's functions in the built binary really run on ZMM registers, with no call
+/// left inside them (a lane operation that did not inline would be one): `bench/zmm-check.sh`
+/// over the binary these tests run. The release binary is checked the same way by hand.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn avx512_functions_use_zmm_registers() {
+    if std::process::Command::new("objdump")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("objdump is not installed: ZMM check not run");
+        return;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("fasthash");
+    let output = std::process::Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/zmm-check.sh"))
+        .arg(&binary)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{report}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{report}");
+    for entry in [
+        "digest_many::run",
+        "step::run",
+        "finish::run",
+        "stripes_avx512",
+    ] {
+        assert!(report.contains(entry), "{entry} not found: {report}");
+    }
+    for line in report.lines() {
+        assert!(line.contains(" 0 calls to lane operations"), "{line}");
     }
 }

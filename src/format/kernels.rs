@@ -1,7 +1,7 @@
 //! The texts about kernels: the `--list-kernels` table and the `--debug` line.
 
-use crate::kernels::detect::{self, Capabilities, Kernel, FORCE_VARIABLE};
-use crate::kernels::Algorithm;
+use crate::kernels::detect::{Capabilities, FORCE_VARIABLE};
+use crate::kernels::{engine, Algorithm};
 use std::fmt::Write as _;
 
 /// `--list-kernels`: every kernel of every algorithm, whether this CPU runs it, and the one
@@ -24,25 +24,26 @@ pub fn list(caps: &Capabilities) -> String {
     }
     let _ = writeln!(text, "\nalgorithm  kernel     used  source");
     for algorithm in Algorithm::all() {
-        let chosen = detect::chosen(algorithm);
-        for &kernel in detect::kernels(algorithm) {
-            let used = if kernel == chosen {
+        let chosen = engine::chosen(algorithm);
+        for engine in engine::of(algorithm) {
+            let runs = (engine.runs_on)(caps);
+            let used = if std::ptr::eq(engine, chosen) {
                 "*"
-            } else if kernel.runs_on(caps) {
+            } else if runs {
                 ""
             } else {
                 "-"
             };
-            let source = if kernel.runs_on(caps) {
-                detect::describe(algorithm, kernel, caps)
+            let source = if runs {
+                (engine.describe)(caps)
             } else {
-                format!("not on this CPU: needs {}", kernel.needs())
+                format!("not on this CPU: needs {}", engine.needs)
             };
             let _ = writeln!(
                 text,
                 "{:<10} {:<10} {:<5} {source}",
                 algorithm.name(),
-                kernel.name(),
+                engine.kernel.name(),
                 used
             );
         }
@@ -58,16 +59,11 @@ pub fn list(caps: &Capabilities) -> String {
 
 /// `--debug`: the kernel an algorithm runs and why.
 pub fn debug_line(algorithm: Algorithm) -> String {
-    let kernel: Kernel = detect::chosen(algorithm);
-    let caps = Capabilities::get();
-    let why = match detect::forced() {
-        Ok(forced) if forced.get(algorithm).is_some() => format!("forced by {FORCE_VARIABLE}"),
-        _ => "chosen for this CPU".to_string(),
+    let chosen = engine::chosen(algorithm);
+    let why = if engine::forced(algorithm) {
+        format!("forced by {FORCE_VARIABLE}")
+    } else {
+        "chosen for this CPU".to_string()
     };
-    format!(
-        "{}: kernel {} ({}), {why}",
-        algorithm.name(),
-        kernel.name(),
-        detect::describe(algorithm, kernel, &caps)
-    )
+    format!("{}: kernel {}, {why}", algorithm.name(), chosen.label())
 }

@@ -1,13 +1,14 @@
-//! Hashing a file as S3 sees a multipart upload: each part hashed on its own (rayon, one task
-//! a part, reading its range with `pread`), optionally with its MD5 for the ETag in the same
-//! pass. Memory stays at one buffer a thread whatever the part size, or eight when the part
-//! MD5s run side by side (eight parts read in step into AVX2 lanes).
+//! Hashing a file as S3 sees a multipart upload: each part hashed on its own, optionally with
+//! its MD5 for the ETag in the same pass. Parts are read with `pread`, so memory stays at one
+//! buffer a thread whatever the part size; where the algorithm's engine or MD5's hashes
+//! several messages side by side (lanes), a task reads a group of parts in step instead and
+//! feeds them to the lanes together, one buffer a part.
 
-#[cfg(target_arch = "x86_64")]
-use crate::kernels::{detect, Kernel};
+use crate::kernels::engine::{self, Engine, Stepped};
 use crate::kernels::{Algorithm, Digest, Hasher};
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 
 const BUFFER: usize = 1024 * 1024;
@@ -30,14 +31,15 @@ pub fn hash_parts(
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
-    #[cfg(target_arch = "x86_64")]
-    if let Some(group) = md5_group_size(count, with_md5) {
+    let main = engine::chosen(algorithm);
+    let md5 = with_md5.then(|| engine::chosen(Algorithm::Md5));
+    if let Some(group) = group_size(count, main, md5) {
         let groups: Vec<u64> = (0..count).step_by(group).collect();
         let hashed: Vec<Vec<PartDigest>> = groups
             .into_par_iter()
             .map(|first| {
                 let parts = first..(first + group as u64).min(count);
-                hash_group(file, parts, size, part_size, algorithm)
+                hash_group(file, parts, size, part_size, main, md5)
             })
             .collect::<io::Result<_>>()?;
         return Ok(hashed.into_iter().flatten().collect());
@@ -57,72 +59,140 @@ fn part_range(index: u64, size: u64, part_size: u64) -> (u64, u64) {
     (start, (start + part_size).min(size))
 }
 
-/// How many parts a task hashes in step, when MD5 lanes pay: at least four busy, and a group
-/// for every thread.
-#[cfg(target_arch = "x86_64")]
-fn md5_group_size(count: u64, with_md5: bool) -> Option<usize> {
-    if !with_md5 || detect::chosen(Algorithm::Md5) != Kernel::Avx2 {
-        return None;
-    }
+/// How many parts a task hashes in step, when lanes pay: the narrowest lane engine's width, at
+/// least four parts busy, and a group for every thread. Parts of 128 bytes or less are not
+/// worth reading in step.
+fn group_size(count: u64, main: &Engine, md5: Option<&Engine>) -> Option<usize> {
+    let width = [Some(main), md5]
+        .into_iter()
+        .flatten()
+        .filter_map(|engine| engine.lanes.map(|lanes| lanes.width))
+        .min()?;
     let per_thread = count / rayon::current_num_threads().max(1) as u64;
-    (per_thread >= 4).then(|| per_thread.min(8) as usize)
+    (per_thread >= 4).then(|| per_thread.min(width as u64) as usize)
 }
 
-/// Parts read in step, their MD5s in AVX2 lanes; a group with a part shorter than the others
-/// (the last one) hashes its parts one by one.
-#[cfg(target_arch = "x86_64")]
+/// One checksum of every part of a group: side by side in lanes when the engine has them,
+/// else one streaming state a part.
+enum GroupState {
+    Lanes(Box<dyn Stepped>),
+    Each(Vec<Hasher>),
+}
+
+impl GroupState {
+    fn new(engine: &Engine, parts: usize) -> GroupState {
+        match engine.lanes {
+            Some(lanes) if parts <= lanes.width => GroupState::Lanes((lanes.stepped)()),
+            _ => GroupState::Each((0..parts).map(|_| engine.hasher()).collect()),
+        }
+    }
+
+    /// Pieces of every part, all the same length; `last` when they end the parts.
+    fn update(&mut self, pieces: &[&[u8]], last: bool) -> Option<Vec<Digest>> {
+        match self {
+            GroupState::Lanes(stepped) => {
+                // Whole 128-byte blocks go in step; the last piece's rest is each part's tail.
+                let whole = if last {
+                    pieces[0].len() / 128 * 128
+                } else {
+                    pieces[0].len()
+                };
+                stepped.update(&pieces.iter().map(|p| &p[..whole]).collect::<Vec<_>>());
+                last.then(|| {
+                    let stepped = std::mem::replace(self, GroupState::Each(Vec::new()));
+                    let GroupState::Lanes(stepped) = stepped else {
+                        unreachable!("matched above")
+                    };
+                    stepped.finish(&pieces.iter().map(|p| &p[whole..]).collect::<Vec<_>>())
+                })
+            }
+            GroupState::Each(hashers) => {
+                for (hasher, piece) in hashers.iter_mut().zip(pieces) {
+                    hasher.update(piece);
+                }
+                last.then(|| {
+                    std::mem::take(hashers)
+                        .into_iter()
+                        .map(Hasher::finalize)
+                        .collect()
+                })
+            }
+        }
+    }
+}
+
+/// Parts read in step and hashed side by side; a part shorter than the others (the last one)
+/// is hashed on its own.
 fn hash_group(
     file: &File,
-    parts: std::ops::Range<u64>,
+    parts: Range<u64>,
     size: u64,
     part_size: u64,
-    algorithm: Algorithm,
+    main: &Engine,
+    md5: Option<&Engine>,
 ) -> io::Result<Vec<PartDigest>> {
-    use crate::kernels::md5_lanes::Md5Lanes;
     let ranges: Vec<(u64, u64)> = parts
         .map(|index| part_range(index, size, part_size))
         .collect();
-    let lanes = Md5Lanes::new().filter(|_| ranges.len() <= Md5Lanes::LANES);
-    let (Some(mut lanes), true) = (lanes, ranges.iter().all(|(s, e)| e - s == part_size)) else {
-        return ranges
-            .iter()
-            .map(|&(start, end)| hash_range(file, start, end, algorithm, true))
-            .collect();
-    };
-    let mut hashers: Vec<Hasher> = ranges.iter().map(|_| Hasher::new(algorithm)).collect();
+    let full = ranges
+        .iter()
+        .take_while(|(s, e)| e - s == part_size)
+        .count();
+    let mut results = hash_in_step(file, &ranges[..full], part_size, main, md5)?;
+    for &(start, end) in &ranges[full..] {
+        results.push(hash_range(file, start, end, main.algorithm, md5.is_some())?);
+    }
+    Ok(results)
+}
+
+/// Parts of exactly `part_size` bytes, read piece by piece in step.
+fn hash_in_step(
+    file: &File,
+    ranges: &[(u64, u64)],
+    part_size: u64,
+    main: &Engine,
+    md5: Option<&Engine>,
+) -> io::Result<Vec<PartDigest>> {
+    if ranges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut main_state = GroupState::new(main, ranges.len());
+    let mut md5_state = md5.map(|engine| GroupState::new(engine, ranges.len()));
     let mut buffers: Vec<Vec<u8>> = ranges
         .iter()
         .map(|_| vec![0u8; BUFFER.min(part_size as usize)])
         .collect();
-    let mut tails: Vec<Vec<u8>> = vec![Vec::new(); ranges.len()];
+    let (mut digests, mut md5s) = (Vec::new(), None);
     let mut offset = 0u64;
     while offset < part_size {
         // BUFFER is whole blocks, so only the last piece can end in a partial block.
         let want = BUFFER.min((part_size - offset) as usize);
-        for ((buffer, hasher), &(start, _)) in buffers.iter_mut().zip(&mut hashers).zip(&ranges) {
+        for (buffer, &(start, _)) in buffers.iter_mut().zip(ranges) {
             file.read_exact_at(&mut buffer[..want], start + offset)
                 .map_err(|e| match e.kind() {
                     io::ErrorKind::UnexpectedEof => super::read::changed_error(),
                     _ => e,
                 })?;
-            hasher.update(&buffer[..want]);
-        }
-        let whole = want / 64 * 64;
-        let pieces: Vec<&[u8]> = buffers.iter().map(|buffer| &buffer[..whole]).collect();
-        lanes.update(&pieces);
-        for (tail, buffer) in tails.iter_mut().zip(&buffers) {
-            tail.clear();
-            tail.extend_from_slice(&buffer[whole..want]);
         }
         offset += want as u64;
+        let last = offset == part_size;
+        let pieces: Vec<&[u8]> = buffers.iter().map(|buffer| &buffer[..want]).collect();
+        if let Some(done) = main_state.update(&pieces, last) {
+            digests = done;
+        }
+        if let Some(done) = md5_state
+            .as_mut()
+            .and_then(|state| state.update(&pieces, last))
+        {
+            md5s = Some(done);
+        }
     }
-    Ok(hashers
+    Ok(digests
         .into_iter()
-        .zip(tails)
         .enumerate()
-        .map(|(lane, (hasher, tail))| PartDigest {
-            digest: hasher.finalize(),
-            md5: Some(Digest::from_slice(&lanes.finalize(lane, &tail))),
+        .map(|(index, digest)| PartDigest {
+            digest,
+            md5: md5s.as_ref().map(|md5s| md5s[index]),
             len: part_size,
         })
         .collect())

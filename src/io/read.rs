@@ -25,7 +25,8 @@
 
 use super::mapped::Mapping;
 use super::Input;
-use crate::kernels::{crc_combine, detect, Algorithm, Digest, Hasher, Kernel};
+use crate::kernels::engine::{self, Split};
+use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
 use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -99,8 +100,9 @@ pub fn hash_input(
 }
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] are read whole and
-/// hashed side by side when the algorithm's kernel can ([`crate::kernels::hash_many`]: MD5 on
-/// AVX2, eight at a time), everything else one by one on the pool, exactly as [`hash_input`].
+/// hashed side by side when the algorithm's engine can ([`crate::kernels::hash_many`]: sixteen
+/// at a time on AVX-512 for MD5, SHA-1 and SHA-256), everything else one by one on the pool,
+/// exactly as [`hash_input`].
 pub fn hash_inputs(
     inputs: &[&Input],
     algorithm: Algorithm,
@@ -280,17 +282,11 @@ pub fn hash_reader(mut reader: impl Read, algorithm: Algorithm) -> io::Result<Di
     Ok(hasher.finalize())
 }
 
-/// Hashes a mapped file by the algorithm's best path.
+/// Hashes a mapped file by the best path its engine allows.
 pub fn hash_mapping(mapping: &Mapping, algorithm: Algorithm, options: &ReadOptions) -> Digest {
-    let splits = options.split_files;
-    match algorithm {
-        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if splits => {
-            crc_in_parallel(mapping, algorithm)
-        }
-        // The portable kernel has no tree-parallel form: a forced portable run stays portable.
-        Algorithm::Blake3 if splits && detect::chosen(algorithm) != Kernel::Portable => {
-            blake3_in_parallel(mapping)
-        }
+    match engine::chosen(algorithm).split {
+        Split::CrcCombine if options.split_files => crc_in_parallel(mapping, algorithm),
+        Split::Blake3Tree if options.split_files => blake3_in_parallel(mapping),
         _ => hash_with_populating_helper(mapping, algorithm),
     }
 }

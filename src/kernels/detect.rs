@@ -1,16 +1,10 @@
-//! CPU capabilities, detected once; the kernels each algorithm has; which one runs.
+//! CPU capabilities, detected once; the names of kernels; what `FASTHASH_KERNEL` forces.
 //!
-//! [`select`] is a pure function of an algorithm and a capability set, so it is tested on
-//! made-up CPUs. `FASTHASH_KERNEL` overrides it (for bug reports and tests), and the choice for
-//! every algorithm is made once, on first use.
-//!
-//! Some kernels come from crates that pick their own instruction set inside (sha1/sha2 through
-//! `cpufeatures`, ring, blake3, crc-fast). fasthash offers such a crate's path only when the CPU
-//! has what that path needs, so what `--list-kernels` says is what runs; the portable kernels
-//! are separate code that uses no extension, which is what lets `FASTHASH_KERNEL=portable`
-//! really avoid them.
+//! Which engine each algorithm runs is decided in `engine`, from these capabilities: a pure
+//! selection tested on made-up CPUs, overridden by `FASTHASH_KERNEL` (for bug reports and
+//! tests), made once per algorithm on first use.
 
-use super::Algorithm;
+use super::{engine, Algorithm};
 use std::sync::OnceLock;
 
 /// The instruction-set extensions the kernels care about.
@@ -77,6 +71,21 @@ impl Capabilities {
         Capabilities::default()
     }
 
+    /// The CPU's model name as the kernel reports it, or the architecture's name: every figure
+    /// fasthash prints says which CPU it comes from.
+    pub fn cpu_model() -> String {
+        std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|cpuinfo| {
+                cpuinfo
+                    .lines()
+                    .find(|line| line.starts_with("model name"))
+                    .and_then(|line| line.split_once(':'))
+                    .map(|(_, model)| model.trim().to_string())
+            })
+            .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+    }
+
     /// The detected features by their usual names, for `--version` and reports.
     pub fn names(&self) -> Vec<&'static str> {
         [
@@ -116,6 +125,9 @@ pub enum Kernel {
     Blake3Simd,
     /// fasthash's own AVX2 code: XXH3's loop, and MD5 of eight files side by side.
     Avx2,
+    /// fasthash's own AVX-512 code: MD5, SHA-1 and SHA-256 of sixteen files side by side,
+    /// SHA-512 of eight, XXH3's loop on 512-bit registers.
+    Avx512,
     /// crc-fast's folding with carry-less multiplication (PCLMULQDQ, or PMULL on Arm).
     CarrylessMultiply,
     /// fasthash's CRC folding on 256-bit VPCLMULQDQ with AVX2.
@@ -124,12 +136,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, for parsing names.
-    const ALL: [Kernel; 7] = [
+    const ALL: [Kernel; 8] = [
         Kernel::Portable,
         Kernel::ShaExtensions,
         Kernel::RingAssembly,
         Kernel::Blake3Simd,
         Kernel::Avx2,
+        Kernel::Avx512,
         Kernel::CarrylessMultiply,
         Kernel::Vpclmulqdq,
     ];
@@ -142,6 +155,7 @@ impl Kernel {
             Kernel::RingAssembly => "ring-asm",
             Kernel::Blake3Simd => "simd",
             Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
             Kernel::CarrylessMultiply => "clmul",
             Kernel::Vpclmulqdq => "vpclmulqdq",
         }
@@ -151,133 +165,6 @@ impl Kernel {
         Kernel::ALL
             .into_iter()
             .find(|kernel| kernel.name().eq_ignore_ascii_case(name))
-    }
-
-    /// Whether a CPU with `caps` can run this kernel (for the algorithms that have it).
-    pub fn runs_on(self, caps: &Capabilities) -> bool {
-        match self {
-            Kernel::Portable | Kernel::RingAssembly => true,
-            // What the sha1/sha2 crates test before they take their SHA-NI path.
-            Kernel::ShaExtensions => {
-                (caps.sha_ni && caps.sse2 && caps.ssse3 && caps.sse41) || caps.arm_sha2
-            }
-            Kernel::Blake3Simd => caps.sse2 || caps.neon,
-            Kernel::Avx2 => cfg!(target_arch = "x86_64") && caps.avx2,
-            // crc-fast's x86 folding needs SSE4.1 beside PCLMULQDQ; on Arm, PMULL comes with AES.
-            Kernel::CarrylessMultiply => (caps.pclmulqdq && caps.sse41) || caps.arm_pmull,
-            Kernel::Vpclmulqdq => {
-                cfg!(target_arch = "x86_64") && caps.vpclmulqdq && caps.pclmulqdq && caps.avx2
-            }
-        }
-    }
-
-    /// What the kernel needs, for messages.
-    pub fn needs(self) -> &'static str {
-        match self {
-            Kernel::Portable | Kernel::RingAssembly => "nothing",
-            Kernel::ShaExtensions => "SHA-NI with SSSE3 and SSE4.1, or Armv8 SHA2",
-            Kernel::Blake3Simd => "SSE2 or NEON",
-            Kernel::Avx2 => "AVX2 on x86-64",
-            Kernel::CarrylessMultiply => "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
-            Kernel::Vpclmulqdq => "VPCLMULQDQ with AVX2 on x86-64",
-        }
-    }
-}
-
-/// An algorithm's kernels, fastest first.
-pub fn kernels(algorithm: Algorithm) -> &'static [Kernel] {
-    use Kernel::*;
-    match algorithm {
-        Algorithm::Sha256 | Algorithm::Sha224 | Algorithm::Sha1 => &[ShaExtensions, Portable],
-        Algorithm::Sha512 | Algorithm::Sha384 => &[RingAssembly, Portable],
-        Algorithm::Blake3 => &[Blake3Simd, Portable],
-        Algorithm::Xxh3 | Algorithm::Xxh128 => &[Avx2, Portable],
-        // MD5 is one serial chain: AVX2 helps only by hashing several files at once.
-        Algorithm::Md5 => &[Avx2, Portable],
-        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
-            &[Vpclmulqdq, CarrylessMultiply, Portable]
-        }
-        // Already at memory speed in plain code.
-        Algorithm::Xxh64 => &[Portable],
-    }
-}
-
-/// The kernel `algorithm` runs on a CPU with `caps` when nothing is forced: the fastest it can.
-pub fn select(algorithm: Algorithm, caps: &Capabilities) -> Kernel {
-    kernels(algorithm)
-        .iter()
-        .copied()
-        .filter(|kernel| !(*kernel == Kernel::Vpclmulqdq && crc_fast_has_avx512(caps)))
-        .find(|kernel| kernel.runs_on(caps))
-        .unwrap_or(Kernel::Portable)
-}
-
-/// With AVX-512, crc-fast folds 512 bits at a time with VPCLMULQDQ itself; our 256-bit kernel
-/// is for the CPUs where it does not (this is what crc-fast tests before that path).
-fn crc_fast_has_avx512(caps: &Capabilities) -> bool {
-    caps.avx512f && caps.avx512vl && caps.vpclmulqdq
-}
-
-/// Where a kernel's code comes from and, for crates that choose inside, what they choose on a
-/// CPU with `caps`.
-pub fn describe(algorithm: Algorithm, kernel: Kernel, caps: &Capabilities) -> String {
-    match (kernel, algorithm) {
-        (Kernel::Portable, Algorithm::Md5) => "fasthash, short-chain scalar".into(),
-        (Kernel::Portable, Algorithm::Sha1) => "sha1_smol crate, scalar".into(),
-        (Kernel::Portable, Algorithm::Xxh64) => "xxhash-rust crate, scalar".into(),
-        (Kernel::Portable, Algorithm::Xxh3 | Algorithm::Xxh128) => {
-            // xxhash-rust picks its vectors at compile time; SSE2 is x86-64's baseline.
-            let path = if cfg!(target_feature = "avx2") {
-                "AVX2"
-            } else if cfg!(target_feature = "sse2") {
-                "SSE2"
-            } else if cfg!(target_feature = "neon") {
-                "NEON"
-            } else {
-                "scalar"
-            };
-            format!("xxhash-rust crate, {path} fixed at build time")
-        }
-        (Kernel::Portable, Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme) => {
-            "crc crate, 16 tables".into()
-        }
-        (Kernel::Portable, _) => "fasthash, scalar".into(),
-        (Kernel::ShaExtensions, _) => {
-            let path = if caps.sha_ni { "SHA-NI" } else { "Armv8 SHA" };
-            let krate = if algorithm == Algorithm::Sha1 {
-                "sha1"
-            } else {
-                "sha2"
-            };
-            format!("{krate} crate, {path}")
-        }
-        // ring does not say which of its paths it takes.
-        (Kernel::RingAssembly, _) => "ring crate, assembly chosen by ring".into(),
-        (Kernel::Blake3Simd, _) => {
-            let path = if caps.avx512f && caps.avx512vl {
-                "AVX-512"
-            } else if caps.avx2 {
-                "AVX2"
-            } else if caps.sse41 {
-                "SSE4.1"
-            } else if caps.sse2 {
-                "SSE2"
-            } else {
-                "NEON"
-            };
-            format!("blake3 crate, {path}")
-        }
-        (Kernel::Avx2, Algorithm::Md5) => {
-            "fasthash, AVX2: 8 files side by side (one stream alone: scalar)".into()
-        }
-        (Kernel::Avx2, _) => "fasthash, AVX2".into(),
-        (Kernel::Vpclmulqdq, _) => "fasthash, 256-bit VPCLMULQDQ folding".into(),
-        (Kernel::CarrylessMultiply, _) => {
-            format!(
-                "crc-fast crate, {}",
-                super::crc::calculator_target(algorithm)
-            )
-        }
     }
 }
 
@@ -317,23 +204,23 @@ pub fn parse_forced(value: &str, caps: &Capabilities) -> Result<Forced, String> 
         let known = Kernel::ALL.map(Kernel::name).join(", ");
         let kernel = Kernel::from_name(kernel_name)
             .ok_or_else(|| format!("unknown kernel '{kernel_name}' (kernels: {known})"))?;
-        let having: Vec<Algorithm> = algorithms
+        let having: Vec<&engine::Engine> = algorithms
             .into_iter()
-            .filter(|a| kernels(*a).contains(&kernel))
+            .filter_map(|a| engine::find(a, kernel))
             .collect();
         if having.is_empty() {
             return Err(format!(
                 "'{entry}': no such kernel for that algorithm (see --list-kernels)"
             ));
         }
-        if !kernel.runs_on(caps) {
+        if let Some(lacking) = having.iter().find(|engine| !(engine.runs_on)(caps)) {
             return Err(format!(
                 "kernel '{}' needs {}, which this CPU lacks",
                 kernel.name(),
-                kernel.needs()
+                lacking.needs
             ));
         }
-        forced.extend(having.into_iter().map(|a| (a, kernel)));
+        forced.extend(having.into_iter().map(|engine| (engine.algorithm, kernel)));
     }
     Ok(Forced(forced))
 }
@@ -354,43 +241,10 @@ pub fn forced() -> &'static Result<Forced, String> {
     })
 }
 
-/// The kernel `algorithm` runs in this process: forced, or else selected for this CPU. An
-/// invalid `FASTHASH_KERNEL` is reported by the CLI before any hashing; here it counts as unset.
-pub fn chosen(algorithm: Algorithm) -> Kernel {
-    static CHOSEN: OnceLock<Vec<Kernel>> = OnceLock::new();
-    let table = CHOSEN.get_or_init(|| {
-        let caps = Capabilities::get();
-        let forced = forced().as_ref().ok();
-        // Indexed by discriminant, which runs 0..count in declaration order.
-        let mut table = vec![Kernel::Portable; Algorithm::all().count()];
-        for a in Algorithm::all() {
-            table[a as usize] = forced
-                .and_then(|f| f.get(a))
-                .unwrap_or_else(|| select(a, &caps));
-        }
-        table
-    });
-    table[algorithm as usize]
-}
-
-/// Whether `kernel` is one of `algorithm`'s and runs on a CPU with `caps`.
-pub fn usable(algorithm: Algorithm, kernel: Kernel, caps: &Capabilities) -> bool {
-    kernels(algorithm).contains(&kernel) && kernel.runs_on(caps)
-}
-
-/// The kernel `algorithm` runs in this process, as "name (where it comes from)".
-pub fn kernel_name(algorithm: Algorithm) -> String {
-    let kernel = chosen(algorithm);
-    format!(
-        "{} ({})",
-        kernel.name(),
-        describe(algorithm, kernel, &Capabilities::get())
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::engine::select;
 
     fn x86_baseline() -> Capabilities {
         Capabilities {
@@ -399,9 +253,23 @@ mod tests {
         }
     }
 
+    fn kernel(algorithm: Algorithm, caps: &Capabilities) -> Kernel {
+        select(algorithm, caps).kernel
+    }
+
+    /// Our own x86-64 engines exist only on x86-64: elsewhere selection skips them.
+    fn ours(kernel: Kernel, otherwise: Kernel) -> Kernel {
+        if cfg!(target_arch = "x86_64") {
+            kernel
+        } else {
+            otherwise
+        }
+    }
+
     #[test]
     fn algorithms_are_indexed_by_discriminant() {
         let count = Algorithm::all().count();
+        assert_eq!(count, crate::kernels::ALGORITHM_COUNT);
         let mut seen = vec![false; count];
         for algorithm in Algorithm::all() {
             assert!((algorithm as usize) < count, "{algorithm}");
@@ -416,87 +284,88 @@ mod tests {
             sha_ni: true,
             ..x86_baseline()
         };
-        assert_eq!(select(Algorithm::Sha256, &caps), Kernel::Portable);
+        assert_eq!(kernel(Algorithm::Sha256, &caps), Kernel::Portable);
         caps.ssse3 = true;
         caps.sse41 = true;
-        assert_eq!(select(Algorithm::Sha256, &caps), Kernel::ShaExtensions);
-        assert_eq!(select(Algorithm::Sha1, &caps), Kernel::ShaExtensions);
-        assert_eq!(select(Algorithm::Sha224, &caps), Kernel::ShaExtensions);
+        assert_eq!(kernel(Algorithm::Sha256, &caps), Kernel::ShaExtensions);
+        assert_eq!(kernel(Algorithm::Sha1, &caps), Kernel::ShaExtensions);
+        assert_eq!(kernel(Algorithm::Sha224, &caps), Kernel::ShaExtensions);
         let arm = Capabilities {
             neon: true,
             arm_sha2: true,
             ..Capabilities::default()
         };
-        assert_eq!(select(Algorithm::Sha256, &arm), Kernel::ShaExtensions);
+        assert_eq!(kernel(Algorithm::Sha256, &arm), Kernel::ShaExtensions);
     }
 
     #[test]
     fn each_kernel_is_chosen_only_where_it_runs() {
         let bare = Capabilities::default();
         for algorithm in Algorithm::all() {
-            // A CPU with nothing (not even SSE2) still has a kernel, except the two that
-            // need nothing special.
-            let kernel = select(algorithm, &bare);
+            // A CPU with nothing (not even SSE2) still has an engine: portable, or ring's.
+            let kernel = kernel(algorithm, &bare);
             assert!(
                 kernel == Kernel::Portable || kernel == Kernel::RingAssembly,
                 "{algorithm}: {kernel:?}"
             );
         }
         let mut caps = x86_baseline();
-        assert_eq!(select(Algorithm::Xxh3, &caps), Kernel::Portable);
-        assert_eq!(select(Algorithm::Crc32c, &caps), Kernel::Portable);
-        assert_eq!(select(Algorithm::Blake3, &caps), Kernel::Blake3Simd);
+        assert_eq!(kernel(Algorithm::Xxh3, &caps), Kernel::Portable);
+        assert_eq!(kernel(Algorithm::Crc32c, &caps), Kernel::Portable);
+        assert_eq!(kernel(Algorithm::Blake3, &caps), Kernel::Blake3Simd);
         caps.avx2 = true;
         caps.pclmulqdq = true;
         assert_eq!(
-            select(Algorithm::Xxh3, &caps),
-            if cfg!(target_arch = "x86_64") {
-                Kernel::Avx2
-            } else {
-                Kernel::Portable
-            }
+            kernel(Algorithm::Xxh3, &caps),
+            ours(Kernel::Avx2, Kernel::Portable)
         );
         // PCLMULQDQ alone is not enough for crc-fast's x86 path.
-        assert_eq!(select(Algorithm::Crc32, &caps), Kernel::Portable);
+        assert_eq!(kernel(Algorithm::Crc32, &caps), Kernel::Portable);
         caps.sse41 = true;
-        assert_eq!(select(Algorithm::Crc32, &caps), Kernel::CarrylessMultiply);
+        assert_eq!(kernel(Algorithm::Crc32, &caps), Kernel::CarrylessMultiply);
         caps.vpclmulqdq = true;
-        let ours = if cfg!(target_arch = "x86_64") {
-            Kernel::Vpclmulqdq
-        } else {
-            Kernel::CarrylessMultiply
-        };
-        assert_eq!(select(Algorithm::Crc32, &caps), ours);
+        assert_eq!(
+            kernel(Algorithm::Crc32, &caps),
+            ours(Kernel::Vpclmulqdq, Kernel::CarrylessMultiply)
+        );
+        assert_eq!(
+            kernel(Algorithm::Md5, &caps),
+            ours(Kernel::Avx2, Kernel::Portable)
+        );
         // With AVX-512, crc-fast's own VPCLMULQDQ path is wider than ours.
         caps.avx512f = true;
         caps.avx512vl = true;
         assert_eq!(
-            select(Algorithm::Crc64Nvme, &caps),
+            kernel(Algorithm::Crc64Nvme, &caps),
             Kernel::CarrylessMultiply
         );
+        // Our lane engines need AVX-512BW too (the byte shuffle that loads SHA's words).
         assert_eq!(
-            select(Algorithm::Md5, &caps),
-            if cfg!(target_arch = "x86_64") {
-                Kernel::Avx2
-            } else {
-                Kernel::Portable
-            }
+            kernel(Algorithm::Md5, &caps),
+            ours(Kernel::Avx2, Kernel::Portable)
         );
-        assert_eq!(select(Algorithm::Xxh64, &caps), Kernel::Portable);
-    }
-
-    #[test]
-    fn blake3_is_described_by_the_widest_vectors() {
-        let mut caps = Capabilities {
-            sse41: true,
-            avx2: true,
-            avx512f: true,
-            ..x86_baseline()
-        };
-        let name = |caps: &Capabilities| describe(Algorithm::Blake3, Kernel::Blake3Simd, caps);
-        assert_eq!(name(&caps), "blake3 crate, AVX2");
-        caps.avx512vl = true;
-        assert_eq!(name(&caps), "blake3 crate, AVX-512");
+        caps.avx512bw = true;
+        for algorithm in [
+            Algorithm::Md5,
+            Algorithm::Sha1,
+            Algorithm::Sha256,
+            Algorithm::Sha224,
+            Algorithm::Sha512,
+            Algorithm::Sha384,
+        ] {
+            let expected = ours(
+                Kernel::Avx512,
+                kernel(
+                    algorithm,
+                    &Capabilities {
+                        avx512bw: false,
+                        ..caps
+                    },
+                ),
+            );
+            assert_eq!(kernel(algorithm, &caps), expected, "{algorithm}");
+        }
+        assert_eq!(kernel(Algorithm::Xxh64, &caps), Kernel::Portable);
     }
 
     #[test]
@@ -527,20 +396,24 @@ mod tests {
         let caps = x86_baseline();
         let error = parse_forced("sha-ext", &caps).unwrap_err();
         assert!(error.contains("SHA-NI"), "{error}");
-        let error = parse_forced("avx512", &caps).unwrap_err();
-        assert!(error.contains("unknown kernel 'avx512'"), "{error}");
+        let error = parse_forced("avx-512", &caps).unwrap_err();
+        assert!(error.contains("unknown kernel 'avx-512'"), "{error}");
         let error = parse_forced("xxh64=avx2", &caps).unwrap_err();
         assert!(error.contains("no such kernel"), "{error}");
         let error = parse_forced("sha999=portable", &caps).unwrap_err();
         assert!(error.contains("unknown algorithm 'sha999'"), "{error}");
+        if cfg!(target_arch = "x86_64") {
+            let error = parse_forced("md5=avx512", &caps).unwrap_err();
+            assert!(error.contains("AVX-512F, BW and VL"), "{error}");
+        }
     }
 
     #[test]
-    fn this_cpu_has_a_kernel_for_every_algorithm() {
+    fn this_cpu_has_an_engine_for_every_algorithm() {
         let caps = Capabilities::get();
         for algorithm in Algorithm::all() {
-            assert!(select(algorithm, &caps).runs_on(&caps));
-            assert!(!kernel_name(algorithm).is_empty());
+            assert!((select(algorithm, &caps).runs_on)(&caps));
+            assert!(!engine::chosen(algorithm).label().is_empty());
         }
     }
 }

@@ -1,24 +1,32 @@
 //! Every algorithm fasthash knows: the one table of names, tags, lengths and S3 headers, and the
-//! streaming `Hasher` that runs each algorithm's kernel.
+//! calls that hash with the engine chosen for an algorithm ([`engine::chosen`]).
 //!
 //! Nothing outside this module matches on algorithm names: the CLI, the formatters and `--check`
 //! all look an algorithm up in [`ALGORITHMS`].
 
 mod blake3_portable;
+mod crates;
 mod crc;
 #[cfg(target_arch = "x86_64")]
 mod crc_fold;
 pub mod detect;
 mod digest;
+pub mod engine;
+mod lanes;
 mod md5;
 #[cfg(target_arch = "x86_64")]
-pub mod md5_lanes;
+mod md5_avx512;
+mod portable;
 mod sha2_portable;
+#[cfg(test)]
+mod test_data;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
 #[cfg(target_arch = "x86_64")]
 mod xxh3;
 
-pub use self::crc::combine as crc_combine;
-pub use self::crc::crc_to_digest as crc_digest;
+pub(crate) use self::crc::combine as crc_combine;
+pub(crate) use self::crc::crc_to_digest as crc_digest;
 pub use detect::Kernel;
 pub use digest::Digest;
 
@@ -287,256 +295,41 @@ impl fmt::Display for Algorithm {
     }
 }
 
-/// A streaming hasher for one algorithm, on one kernel.
-pub struct Hasher {
-    state: State,
-}
+/// How many algorithms there are: the last variant's discriminant, plus one.
+pub(crate) const ALGORITHM_COUNT: usize = Algorithm::Crc64Nvme as usize + 1;
 
-// Large states (SHA-512, BLAKE3) are boxed so a `Hasher` stays small to move between threads.
-enum State {
-    Sha224(Box<sha2::Sha224>),
-    Sha256(Box<sha2::Sha256>),
-    Sha256Portable(Box<sha2_portable::sha256::Sha256Family>),
-    // ring's SHA-512 assembly ran 20% faster than sha2's here (0.36 against 0.30 GB/s).
-    Sha384(Box<ring::digest::Context>),
-    Sha512(Box<ring::digest::Context>),
-    Sha512Portable(Box<sha2_portable::sha512::Sha512Family>),
-    Sha1(Box<sha1::Sha1>),
-    Sha1Portable(Box<sha1_smol::Sha1>),
-    Md5(Box<md5::Md5>),
-    Blake3(Box<blake3::Hasher>),
-    Blake3Portable(Box<blake3_portable::Blake3>),
-    Xxh64(Box<xxhash_rust::xxh64::Xxh64>),
-    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
-    Xxh128(Box<xxhash_rust::xxh3::Xxh3>),
-    #[cfg(target_arch = "x86_64")]
-    Xxh3Avx2 {
-        state: Box<xxh3::Xxh3Avx2>,
-        wide: bool,
-    },
-    Crc(Box<crc::Crc>),
-}
+/// A streaming hasher for one algorithm, on one engine.
+pub struct Hasher(Box<dyn engine::Streaming>);
 
 impl Hasher {
-    /// A hasher on the kernel chosen for this process (see [`detect::chosen`]).
+    /// A hasher on the engine chosen for this process.
     pub fn new(algorithm: Algorithm) -> Hasher {
-        Hasher::with_kernel(algorithm, detect::chosen(algorithm))
-            .or_else(|| Hasher::with_kernel(algorithm, Kernel::Portable))
-            .expect("every algorithm has a portable kernel")
+        engine::chosen(algorithm).hasher()
     }
 
-    /// A hasher on a given kernel; None when the algorithm has no such kernel or this CPU
-    /// cannot run it.
-    pub fn with_kernel(algorithm: Algorithm, kernel: Kernel) -> Option<Hasher> {
-        use sha2::Digest as _;
-        if !detect::usable(algorithm, kernel, &detect::Capabilities::get()) {
-            return None;
-        }
-        let portable = kernel == Kernel::Portable;
-        let state = match algorithm {
-            Algorithm::Sha224 if portable => {
-                State::Sha256Portable(Box::new(sha2_portable::sha256::sha224()))
-            }
-            Algorithm::Sha224 => State::Sha224(Box::new(sha2::Sha224::new())),
-            Algorithm::Sha256 if portable => {
-                State::Sha256Portable(Box::new(sha2_portable::sha256::sha256()))
-            }
-            Algorithm::Sha256 => State::Sha256(Box::new(sha2::Sha256::new())),
-            Algorithm::Sha384 if portable => {
-                State::Sha512Portable(Box::new(sha2_portable::sha512::sha384()))
-            }
-            Algorithm::Sha384 => {
-                State::Sha384(Box::new(ring::digest::Context::new(&ring::digest::SHA384)))
-            }
-            Algorithm::Sha512 if portable => {
-                State::Sha512Portable(Box::new(sha2_portable::sha512::sha512()))
-            }
-            Algorithm::Sha512 => {
-                State::Sha512(Box::new(ring::digest::Context::new(&ring::digest::SHA512)))
-            }
-            Algorithm::Sha1 if portable => State::Sha1Portable(Box::default()),
-            Algorithm::Sha1 => State::Sha1(Box::new(sha1::Sha1::new())),
-            Algorithm::Md5 => State::Md5(Box::default()),
-            Algorithm::Blake3 if portable => State::Blake3Portable(Box::default()),
-            Algorithm::Blake3 => State::Blake3(Box::new(blake3::Hasher::new())),
-            Algorithm::Xxh64 => State::Xxh64(Box::new(xxhash_rust::xxh64::Xxh64::new(0))),
-            #[cfg(target_arch = "x86_64")]
-            Algorithm::Xxh3 | Algorithm::Xxh128 if kernel == Kernel::Avx2 => State::Xxh3Avx2 {
-                state: Box::new(xxh3::Xxh3Avx2::new()?),
-                wide: algorithm == Algorithm::Xxh128,
-            },
-            Algorithm::Xxh3 => State::Xxh3(Box::new(xxhash_rust::xxh3::Xxh3::new())),
-            Algorithm::Xxh128 => State::Xxh128(Box::new(xxhash_rust::xxh3::Xxh3::new())),
-            Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme if portable => {
-                State::Crc(Box::new(crc::Crc::tables(algorithm)))
-            }
-            #[cfg(target_arch = "x86_64")]
-            Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
-                if kernel == Kernel::Vpclmulqdq =>
-            {
-                State::Crc(Box::new(crc::Crc::wide(algorithm)?))
-            }
-            Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme => {
-                State::Crc(Box::new(crc::Crc::folding(algorithm)))
-            }
-        };
-        Some(Hasher { state })
+    pub(crate) fn from_engine(state: Box<dyn engine::Streaming>) -> Hasher {
+        Hasher(state)
     }
 
     pub fn update(&mut self, data: &[u8]) {
-        use sha2::Digest as _;
-        match &mut self.state {
-            State::Sha224(h) => h.update(data),
-            State::Sha256(h) => h.update(data),
-            State::Sha256Portable(h) => h.update(data),
-            State::Sha384(h) | State::Sha512(h) => h.update(data),
-            State::Sha512Portable(h) => h.update(data),
-            State::Sha1(h) => h.update(data),
-            State::Sha1Portable(h) => h.update(data),
-            State::Md5(h) => h.update(data),
-            State::Blake3(h) => {
-                h.update(data);
-            }
-            State::Blake3Portable(h) => h.update(data),
-            State::Xxh64(h) => h.update(data),
-            State::Xxh3(h) | State::Xxh128(h) => h.update(data),
-            #[cfg(target_arch = "x86_64")]
-            State::Xxh3Avx2 { state, .. } => state.update(data),
-            State::Crc(h) => h.update(data),
-        }
+        self.0.update(data)
     }
 
     pub fn finalize(self) -> Digest {
-        use sha2::Digest as _;
-        match self.state {
-            State::Sha224(h) => Digest::from_slice(&h.finalize()),
-            State::Sha256(h) => Digest::from_slice(&h.finalize()),
-            State::Sha256Portable(h) => Digest::from_slice(&h.finalize()),
-            State::Sha384(h) | State::Sha512(h) => Digest::from_slice(h.finish().as_ref()),
-            State::Sha512Portable(h) => Digest::from_slice(&h.finalize()),
-            State::Sha1(h) => Digest::from_slice(&h.finalize()),
-            State::Sha1Portable(h) => Digest::from_slice(&h.digest().bytes()),
-            State::Md5(h) => Digest::from_slice(&h.finalize()),
-            State::Blake3(h) => Digest::from_slice(h.finalize().as_bytes()),
-            State::Blake3Portable(h) => Digest::from_slice(&h.finalize()),
-            // xxHash's canonical form, which xxhsum prints, is big-endian.
-            State::Xxh64(h) => Digest::from_slice(&h.digest().to_be_bytes()),
-            State::Xxh3(h) => Digest::from_slice(&h.digest().to_be_bytes()),
-            State::Xxh128(h) => Digest::from_slice(&h.digest128().to_be_bytes()),
-            #[cfg(target_arch = "x86_64")]
-            State::Xxh3Avx2 { state, wide: false } => {
-                Digest::from_slice(&state.digest64().to_be_bytes())
-            }
-            #[cfg(target_arch = "x86_64")]
-            State::Xxh3Avx2 { state, wide: true } => {
-                Digest::from_slice(&state.digest128().to_be_bytes())
-            }
-            State::Crc(h) => h.finalize(),
-        }
+        self.0.finalize()
     }
 }
 
-/// Hashes a whole buffer at once on the chosen kernel, through each crate's one-shot entry
-/// point where there is one: no streaming state to allocate and set up, which is most of the
-/// cost for inputs of a few hundred bytes (XXH3 of 16 bytes: 170 ns through the streaming
-/// state, a few ns one-shot).
+/// Hashes a whole buffer at once on the chosen engine, through its one-shot entry point: no
+/// streaming state to allocate and set up, which is most of the cost for inputs of a few
+/// hundred bytes (XXH3 of 16 bytes: 170 ns through the streaming state, a few ns one-shot).
 pub fn hash(algorithm: Algorithm, data: &[u8]) -> Digest {
-    hash_on(algorithm, detect::chosen(algorithm), data)
+    engine::chosen(algorithm).hash(data)
 }
 
-/// [`hash`] on a given kernel (the tests compare every kernel's one-shot path); a kernel the
-/// algorithm lacks, or this CPU cannot run, falls back as [`Hasher::new`] does.
-pub fn hash_on(algorithm: Algorithm, kernel: Kernel, data: &[u8]) -> Digest {
-    use sha2::Digest as _;
-    let kernel = if detect::usable(algorithm, kernel, &detect::Capabilities::get()) {
-        kernel
-    } else {
-        Kernel::Portable
-    };
-    let fast = kernel != Kernel::Portable;
-    match algorithm {
-        Algorithm::Sha224 if fast => Digest::from_slice(&sha2::Sha224::digest(data)),
-        Algorithm::Sha256 if fast => Digest::from_slice(&sha2::Sha256::digest(data)),
-        Algorithm::Sha384 if fast => {
-            Digest::from_slice(ring::digest::digest(&ring::digest::SHA384, data).as_ref())
-        }
-        Algorithm::Sha512 if fast => {
-            Digest::from_slice(ring::digest::digest(&ring::digest::SHA512, data).as_ref())
-        }
-        Algorithm::Sha1 if fast => Digest::from_slice(&sha1::Sha1::digest(data)),
-        Algorithm::Md5 => Digest::from_slice(&md5::digest(data)),
-        Algorithm::Blake3 if fast => Digest::from_slice(blake3::hash(data).as_bytes()),
-        Algorithm::Xxh64 => Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
-        // Up to 240 bytes both kernels run xxhash-rust's short algorithms.
-        Algorithm::Xxh3 if kernel == Kernel::Portable || data.len() <= 240 => {
-            Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes())
-        }
-        Algorithm::Xxh128 if kernel == Kernel::Portable || data.len() <= 240 => {
-            Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes())
-        }
-        #[cfg(target_arch = "x86_64")]
-        Algorithm::Xxh3 if kernel == Kernel::Avx2 => match xxh3::hash64(data) {
-            Some(value) => Digest::from_slice(&value.to_be_bytes()),
-            None => Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
-        },
-        #[cfg(target_arch = "x86_64")]
-        Algorithm::Xxh128 if kernel == Kernel::Avx2 => match xxh3::hash128(data) {
-            Some(value) => Digest::from_slice(&value.to_be_bytes()),
-            None => Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
-        },
-        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
-            if kernel == Kernel::CarrylessMultiply =>
-        {
-            crc::checksum(algorithm, data)
-        }
-        #[cfg(target_arch = "x86_64")]
-        Algorithm::Crc32 | Algorithm::Crc32c | Algorithm::Crc64Nvme
-            if kernel == Kernel::Vpclmulqdq =>
-        {
-            match crc_fold::CrcFold::new(algorithm) {
-                Some(mut state) => {
-                    state.update(data);
-                    crc_digest(algorithm, state.finalize())
-                }
-                None => crc::checksum(algorithm, data),
-            }
-        }
-        _ => {
-            let mut hasher =
-                Hasher::with_kernel(algorithm, kernel).expect("the kernel was checked above");
-            hasher.update(data);
-            hasher.finalize()
-        }
-    }
-}
-
-/// How many inputs [`hash_many`] wants at once: more than one only where the chosen kernel
-/// hashes several messages side by side.
-pub fn batch_size(algorithm: Algorithm) -> usize {
-    if algorithm == Algorithm::Md5 && detect::chosen(algorithm) == Kernel::Avx2 {
-        16
-    } else {
-        1
-    }
-}
-
-/// Hashes several whole buffers, side by side where the chosen kernel can (MD5 on AVX2).
+/// Hashes several whole buffers, side by side where the chosen engine can.
 pub fn hash_many(algorithm: Algorithm, messages: &[&[u8]]) -> Vec<Digest> {
-    hash_many_on(algorithm, detect::chosen(algorithm), messages)
-}
-
-/// [`hash_many`] on a given kernel (for the tests that compare kernels).
-pub fn hash_many_on(algorithm: Algorithm, kernel: Kernel, messages: &[&[u8]]) -> Vec<Digest> {
-    #[cfg(target_arch = "x86_64")]
-    if algorithm == Algorithm::Md5 && kernel == Kernel::Avx2 && messages.len() > 1 {
-        if let Some(digests) = md5_lanes::digest_many(messages) {
-            return digests.iter().map(|d| Digest::from_slice(d)).collect();
-        }
-    }
-    messages
-        .iter()
-        .map(|message| hash_on(algorithm, kernel, message))
-        .collect()
+    engine::chosen(algorithm).hash_many(messages)
 }
 
 #[cfg(test)]

@@ -27,7 +27,8 @@ macro_rules! sha2_family {
 
         const WORD: usize = std::mem::size_of::<$word>();
         const BLOCK: usize = 16 * WORD;
-        const K: [$word; $rounds] = $k;
+        /// The round constants.
+        pub(crate) const K: [$word; $rounds] = $k;
 
         impl $name {
             pub fn with_initial(state: [$word; 8], digest_len: usize) -> Self {
@@ -149,24 +150,24 @@ pub mod sha256 {
         small_sigma1: (17, 19, 10)
     );
 
+    /// The initial state (FIPS 180-4).
+    pub(crate) const INITIAL_256: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+
     pub fn sha256() -> Sha256Family {
-        Sha256Family::with_initial(
-            [
-                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-                0x5be0cd19,
-            ],
-            32,
-        )
+        Sha256Family::with_initial(INITIAL_256, 32)
     }
 
+    /// The initial state (FIPS 180-4).
+    pub(crate) const INITIAL_224: [u32; 8] = [
+        0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7,
+        0xbefa4fa4,
+    ];
+
     pub fn sha224() -> Sha256Family {
-        Sha256Family::with_initial(
-            [
-                0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7,
-                0xbefa4fa4,
-            ],
-            28,
-        )
+        Sha256Family::with_initial(INITIAL_224, 28)
     }
 }
 
@@ -200,35 +201,35 @@ pub mod sha512 {
         small_sigma1: (19, 61, 6)
     );
 
+    /// The initial state (FIPS 180-4).
+    pub(crate) const INITIAL_512: [u64; 8] = [
+        0x6a09e667f3bcc908,
+        0xbb67ae8584caa73b,
+        0x3c6ef372fe94f82b,
+        0xa54ff53a5f1d36f1,
+        0x510e527fade682d1,
+        0x9b05688c2b3e6c1f,
+        0x1f83d9abfb41bd6b,
+        0x5be0cd19137e2179,
+    ];
+
     pub fn sha512() -> Sha512Family {
-        Sha512Family::with_initial(
-            [
-                0x6a09e667f3bcc908,
-                0xbb67ae8584caa73b,
-                0x3c6ef372fe94f82b,
-                0xa54ff53a5f1d36f1,
-                0x510e527fade682d1,
-                0x9b05688c2b3e6c1f,
-                0x1f83d9abfb41bd6b,
-                0x5be0cd19137e2179,
-            ],
-            64,
-        )
+        Sha512Family::with_initial(INITIAL_512, 64)
     }
 
+    /// The initial state (FIPS 180-4).
+    pub(crate) const INITIAL_384: [u64; 8] = [
+        0xcbbb9d5dc1059ed8,
+        0x629a292a367cd507,
+        0x9159015a3070dd17,
+        0x152fecd8f70e5939,
+        0x67332667ffc00b31,
+        0x8eb44a8768581511,
+        0xdb0c2e0d64f98fa7,
+        0x47b5481dbefa4fa4,
+    ];
+
     pub fn sha384() -> Sha512Family {
-        Sha512Family::with_initial(
-            [
-                0xcbbb9d5dc1059ed8,
-                0x629a292a367cd507,
-                0x9159015a3070dd17,
-                0x152fecd8f70e5939,
-                0x67332667ffc00b31,
-                0x8eb44a8768581511,
-                0xdb0c2e0d64f98fa7,
-                0x47b5481dbefa4fa4,
-            ],
-            48,
-        )
+        Sha512Family::with_initial(INITIAL_384, 48)
     }
 }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Checks that the AVX-512 code in a fasthash binary really runs on ZMM registers: for every
+# function compiled for the AVX-512 tier (the lane kernels' entry points, XXH3's 512-bit
+# stripe loop), counts its instructions that name a ZMM register, and its calls to intrinsics
+# or lane operations (one that failed to inline would be such a call, and slow). Exits 1 if no
+# such function is found, or one uses no ZMM register or calls a lane operation.
+#
+#   bench/zmm-check.sh [BINARY]     (default: target/release/fasthash, built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=${1:-target/release/fasthash}
+[ -x "$binary" ] || cargo build --release --locked
+command -v objdump >/dev/null || { echo "objdump is needed (binutils)" >&2; exit 2; }
+
+objdump -d --no-show-raw-insn -C "$binary" | awk '
+  /^[0-9a-f]+ <.*>:$/ {
+    name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name)
+    avx512 = (name ~ /Avx512x(16|8) as fasthash::kernels::lanes::multi::LaneTier>::[a-z_]+::run/ \
+              || name ~ /xxh3::avx512::stripes_avx512/)
+    # One demangled name stands for every monomorph (one per lane kernel): add them up.
+    if (avx512) found[name]++
+    current = avx512 ? name : ""
+    next
+  }
+  current != "" && /^ +[0-9a-f]+:/ {
+    insns[current]++
+    if ($0 ~ /zmm/) zmm[current]++
+    if ($0 ~ /\tcall/ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>/) calls[current]++
+  }
+  END {
+    bad = 0; n = 0
+    for (f in found) {
+      n++
+      calls[f] += 0
+      printf "%6d zmm of %6d instructions in %d functions, %d calls to lane operations: %s\n", \
+        zmm[f], insns[f], found[f], calls[f], f
+      if (zmm[f] + 0 == 0 || calls[f] + 0 > 0) bad = 1
+    }
+    if (n == 0) { print "no AVX-512 functions found" > "/dev/stderr"; exit 1 }
+    exit bad
+  }'

@@ -1,0 +1,170 @@
+//! The lane operations on AVX2: eight 32-bit lanes in a YMM register.
+//!
+//! AVX2 has no ternary-logic instruction and no rotate: the truth tables the kernels use
+//! ([`super::table`]) get their shortest AND/OR/XOR forms (a table nobody uses falls back to
+//! the model's sum of minterms, folded at compile time), and a rotate is two shifts and an OR.
+//! As in `avx512`, the methods inline into one `#[target_feature(enable = "avx2")]` function
+//! per entry point, and the token exists only where the CPU has AVX2.
+
+use super::{table, Lanes};
+use std::arch::x86_64::*;
+
+/// Eight `u32` lanes. Exists only on a CPU with AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2x8(());
+
+impl Avx2x8 {
+    pub(crate) fn new() -> Option<Avx2x8> {
+        is_x86_feature_detected!("avx2").then_some(Avx2x8(()))
+    }
+}
+
+impl Lanes for Avx2x8 {
+    type Word = u32;
+    type Vector = __m256i;
+    const LANES: usize = 8;
+
+    #[inline(always)]
+    fn splat(self, word: u32) -> __m256i {
+        // SAFETY (every method): the token exists only where AVX2 is present.
+        unsafe { _mm256_set1_epi32(word as i32) }
+    }
+
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+
+    #[inline(always)]
+    fn ternary<const TABLE: i32>(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+        unsafe {
+            match TABLE {
+                table::CHOOSE => _mm256_xor_si256(c, _mm256_and_si256(a, _mm256_xor_si256(b, c))),
+                table::CHOOSE_BY_C => {
+                    _mm256_or_si256(_mm256_and_si256(a, c), _mm256_andnot_si256(c, b))
+                }
+                table::XOR3 => _mm256_xor_si256(_mm256_xor_si256(a, b), c),
+                table::MD5_I => {
+                    let not_c = _mm256_xor_si256(c, _mm256_set1_epi32(-1));
+                    _mm256_xor_si256(b, _mm256_or_si256(a, not_c))
+                }
+                table::MAJORITY => _mm256_or_si256(
+                    _mm256_and_si256(a, b),
+                    _mm256_and_si256(c, _mm256_or_si256(a, b)),
+                ),
+                _ => {
+                    let ones = _mm256_set1_epi32(-1);
+                    let mut result = _mm256_setzero_si256();
+                    for index in 0..8 {
+                        if TABLE & (1 << index) == 0 {
+                            continue;
+                        }
+                        let pick = |v, bit: i32| {
+                            if index & bit != 0 {
+                                v
+                            } else {
+                                _mm256_xor_si256(v, ones)
+                            }
+                        };
+                        let minterm =
+                            _mm256_and_si256(_mm256_and_si256(pick(a, 4), pick(b, 2)), pick(c, 1));
+                        result = _mm256_or_si256(result, minterm);
+                    }
+                    result
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn rotate_left<const BITS: i32>(self, a: __m256i) -> __m256i {
+        unsafe {
+            _mm256_or_si256(
+                _mm256_sll_epi32(a, _mm_cvtsi32_si128(BITS)),
+                _mm256_srl_epi32(a, _mm_cvtsi32_si128(32 - BITS)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn rotate_right<const BITS: i32>(self, a: __m256i) -> __m256i {
+        unsafe {
+            _mm256_or_si256(
+                _mm256_srl_epi32(a, _mm_cvtsi32_si128(BITS)),
+                _mm256_sll_epi32(a, _mm_cvtsi32_si128(32 - BITS)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn shift_right<const BITS: u32>(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_srl_epi32(a, _mm_cvtsi32_si128(BITS as i32)) }
+    }
+
+    #[inline(always)]
+    fn load_words(self, words: &[u32]) -> __m256i {
+        assert!(words.len() >= 8);
+        // SAFETY: 8 words are readable, checked above.
+        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    fn store_words(self, vector: __m256i, out: &mut [u32]) {
+        assert!(out.len() >= 8);
+        // SAFETY: 8 words are writable, checked above.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), vector) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_blocks(self, blocks: &[*const u8], big_endian: bool) -> [__m256i; 16] {
+        assert_eq!(blocks.len(), 8);
+        // SAFETY: each pointer starts a 64-byte block (the caller's contract); AVX2.
+        unsafe {
+            let swap = _mm256_setr_epi8(
+                3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11,
+                10, 9, 8, 15, 14, 13, 12,
+            );
+            let mut words = [_mm256_setzero_si256(); 16];
+            for half in 0..2 {
+                let r: [__m256i; 8] = std::array::from_fn(|lane| {
+                    let row = _mm256_loadu_si256(blocks[lane].add(32 * half).cast());
+                    if big_endian {
+                        _mm256_shuffle_epi8(row, swap)
+                    } else {
+                        row
+                    }
+                });
+                let t: [__m256i; 8] = std::array::from_fn(|i| {
+                    let (x, y) = (r[i / 2 * 2], r[i / 2 * 2 + 1]);
+                    if i % 2 == 0 {
+                        _mm256_unpacklo_epi32(x, y)
+                    } else {
+                        _mm256_unpackhi_epi32(x, y)
+                    }
+                });
+                // u[4q + c]: word 4j + c (j the 128-bit lane) of rows 4q..4q+3.
+                let u: [__m256i; 8] = std::array::from_fn(|i| {
+                    let q = i / 4;
+                    let (lo, hi) = (t[4 * q + (i % 4) / 2], t[4 * q + 2 + (i % 4) / 2]);
+                    if i % 2 == 0 {
+                        _mm256_unpacklo_epi64(lo, hi)
+                    } else {
+                        _mm256_unpackhi_epi64(lo, hi)
+                    }
+                });
+                for c in 0..4 {
+                    words[8 * half + c] = _mm256_permute2x128_si256::<0x20>(u[c], u[4 + c]);
+                    words[8 * half + 4 + c] = _mm256_permute2x128_si256::<0x31>(u[c], u[4 + c]);
+                }
+            }
+            words
+        }
+    }
+}
+
+super::multi::lane_tier!(Avx2x8, u32, "avx2");

@@ -1,0 +1,383 @@
+//! Messages onto lanes: the scheduling and padding every lane kernel shares.
+//!
+//! MD5, SHA-1 and SHA-2 all pad a message the same way: the bytes, 0x80, zeros, and the length
+//! in bits in the last two words of the last block (little-endian for MD5, big-endian for SHA).
+//! So a lane reads its message's whole blocks in place and its last one or two blocks from a
+//! small padded copy of the tail; when a lane's message ends its state is read out and the
+//! next waiting message starts in that lane. Idle lanes hash a block of zeros nobody reads.
+
+use super::{Lanes, Word, MAX_LANES};
+use crate::kernels::Digest;
+
+/// An algorithm whose compression function runs on lanes.
+pub(crate) trait LaneHash {
+    type Word: Word;
+    /// Words and the length field are big-endian (SHA) or little-endian (MD5).
+    const BIG_ENDIAN: bool;
+    /// One block of sixteen words, for every lane: `state` updated in place.
+    fn compress<L: Lanes<Word = Self::Word>>(
+        ops: L,
+        state: &mut [L::Vector; 8],
+        block: &[L::Vector; 16],
+    );
+}
+
+/// What tells apart the members of a family sharing a compression function (SHA-224 and
+/// SHA-256, SHA-384 and SHA-512): the initial state and how much of the final state is output.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Variant<W> {
+    pub initial: [W; 8],
+    pub digest_len: usize,
+}
+
+const fn block_len<W: Word>() -> usize {
+    16 * W::BYTES
+}
+
+/// One message's place in a lane: whole blocks come from the message itself, the padded tail
+/// from `tail`.
+struct Lane<'a> {
+    message: usize,
+    data: &'a [u8],
+    tail: [u8; 256],
+    whole_blocks: usize,
+    total_blocks: usize,
+    next_block: usize,
+}
+
+impl<'a> Lane<'a> {
+    /// `data` is hashed as the end of a message of `total_len` bytes (more than `data` when
+    /// the blocks before it were hashed already).
+    fn new<H: LaneHash>(message: usize, data: &'a [u8], total_len: u64) -> Lane<'a> {
+        let block = block_len::<H::Word>();
+        let length_field = 2 * H::Word::BYTES;
+        let whole_blocks = data.len() / block;
+        let rest = &data[whole_blocks * block..];
+        let mut tail = [0u8; 256];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        let tail_blocks = if rest.len() < block - length_field {
+            1
+        } else {
+            2
+        };
+        let end = tail_blocks * block;
+        let bits = u128::from(total_len).wrapping_mul(8);
+        if H::BIG_ENDIAN {
+            tail[end - length_field..end].copy_from_slice(&bits.to_be_bytes()[16 - length_field..]);
+        } else {
+            tail[end - length_field..end].copy_from_slice(&bits.to_le_bytes()[..length_field]);
+        }
+        Lane {
+            message,
+            data,
+            tail,
+            whole_blocks,
+            total_blocks: whole_blocks + tail_blocks,
+            next_block: 0,
+        }
+    }
+
+    fn block(&self, block: usize) -> *const u8 {
+        if self.next_block < self.whole_blocks {
+            self.data[self.next_block * block..].as_ptr()
+        } else {
+            self.tail[(self.next_block - self.whole_blocks) * block..].as_ptr()
+        }
+    }
+}
+
+/// Every lane's state, as words: `state[word][lane]`.
+type Spilled<W> = [[W; MAX_LANES]; 8];
+
+fn digest_of<W: Word>(spilled: &Spilled<W>, lane: usize, big_endian: bool, len: usize) -> Digest {
+    let mut bytes = [0u8; 64];
+    for (word, chunk) in spilled.iter().zip(bytes.chunks_exact_mut(W::BYTES)) {
+        word[lane].put_bytes(chunk, big_endian);
+    }
+    Digest::from_slice(&bytes[..len])
+}
+
+/// The digests of `messages`, in order, computed side by side on `ops`' lanes.
+#[inline(always)]
+pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
+    ops: L,
+    variant: &Variant<H::Word>,
+    messages: &[&[u8]],
+) -> Vec<Digest> {
+    let block = block_len::<H::Word>();
+    let idle_block = [0u8; 128];
+    let mut digests = vec![Digest::from_slice(&[]); messages.len()];
+    let mut lanes: [Option<Lane>; MAX_LANES] = Default::default();
+    let mut waiting = messages.iter().enumerate();
+    let mut spilled: Spilled<H::Word> = [[H::Word::default(); MAX_LANES]; 8];
+    let mut state: [L::Vector; 8] = std::array::from_fn(|_| ops.splat(H::Word::default()));
+    loop {
+        // Start waiting messages in idle lanes; the state goes through memory only then.
+        let idle = lanes[..L::LANES].iter().any(Option::is_none);
+        if idle && waiting.len() > 0 {
+            for (word, vector) in spilled.iter_mut().zip(&state) {
+                ops.store_words(*vector, word);
+            }
+            for (index, slot) in lanes[..L::LANES].iter_mut().enumerate() {
+                if slot.is_none() {
+                    if let Some((message, data)) = waiting.next() {
+                        *slot = Some(Lane::new::<H>(message, data, data.len() as u64));
+                        for (word, initial) in spilled.iter_mut().zip(variant.initial) {
+                            word[index] = initial;
+                        }
+                    }
+                }
+            }
+            for (vector, word) in state.iter_mut().zip(&spilled) {
+                *vector = ops.load_words(word);
+            }
+        }
+        if lanes.iter().all(Option::is_none) {
+            break;
+        }
+        let mut blocks = [idle_block.as_ptr(); MAX_LANES];
+        for (pointer, lane) in blocks.iter_mut().zip(&lanes).take(L::LANES) {
+            if let Some(lane) = lane {
+                *pointer = lane.block(block);
+            }
+        }
+        // SAFETY: every pointer starts a whole block: inside a message, inside a lane's `tail`
+        // (256 bytes, two blocks of at most 128), or `idle_block`, all alive here.
+        let words = unsafe { ops.load_blocks(&blocks[..L::LANES], H::BIG_ENDIAN) };
+        H::compress(ops, &mut state, &words);
+        let mut finished = false;
+        for lane in lanes.iter_mut().flatten() {
+            lane.next_block += 1;
+            finished |= lane.next_block == lane.total_blocks;
+        }
+        if finished {
+            for (word, vector) in spilled.iter_mut().zip(&state) {
+                ops.store_words(*vector, word);
+            }
+            for (index, slot) in lanes[..L::LANES].iter_mut().enumerate() {
+                if let Some(lane) = slot.take_if(|lane| lane.next_block == lane.total_blocks) {
+                    digests[lane.message] =
+                        digest_of(&spilled, index, H::BIG_ENDIAN, variant.digest_len);
+                }
+            }
+        }
+    }
+    digests
+}
+
+/// Up to `LANES` messages of equal length, fed piece by piece as they are read (the parts of
+/// an S3 multipart upload, read in step): the lanes' state between pieces, as words.
+#[derive(Clone, Debug)]
+pub(crate) struct StepState<W: Word> {
+    spilled: Spilled<W>,
+    length: u64,
+}
+
+impl<W: Word> StepState<W> {
+    pub(crate) fn new(variant: &Variant<W>) -> StepState<W> {
+        StepState {
+            spilled: variant.initial.map(|word| [word; MAX_LANES]),
+            length: 0,
+        }
+    }
+}
+
+/// Hashes one piece of each message: every piece the same length, a whole number of blocks.
+#[inline(always)]
+pub(crate) fn step<H: LaneHash, L: Lanes<Word = H::Word>>(
+    ops: L,
+    step: &mut StepState<H::Word>,
+    pieces: &[&[u8]],
+) {
+    let block = block_len::<H::Word>();
+    let len = pieces.first().map_or(0, |piece| piece.len());
+    assert!(pieces.len() <= L::LANES);
+    assert!(len.is_multiple_of(block) && pieces.iter().all(|piece| piece.len() == len));
+    let idle_block = [0u8; 128];
+    let mut state: [L::Vector; 8] = std::array::from_fn(|word| ops.load_words(&step.spilled[word]));
+    for at in (0..len).step_by(block) {
+        let mut blocks = [idle_block.as_ptr(); MAX_LANES];
+        for (pointer, piece) in blocks.iter_mut().zip(pieces) {
+            *pointer = piece[at..].as_ptr();
+        }
+        // SAFETY: each pointer starts a whole block inside a piece, or `idle_block`.
+        let words = unsafe { ops.load_blocks(&blocks[..L::LANES], H::BIG_ENDIAN) };
+        H::compress(ops, &mut state, &words);
+    }
+    for (word, vector) in step.spilled.iter_mut().zip(&state) {
+        ops.store_words(*vector, word);
+    }
+    step.length += len as u64;
+}
+
+/// Each message's digest after its last bytes `tails[i]` (all the same length; whole blocks of
+/// them are hashed in step first).
+#[inline(always)]
+pub(crate) fn finish<H: LaneHash, L: Lanes<Word = H::Word>>(
+    ops: L,
+    step: &StepState<H::Word>,
+    variant: &Variant<H::Word>,
+    tails: &[&[u8]],
+) -> Vec<Digest> {
+    let block = block_len::<H::Word>();
+    let tail_len = tails.first().map_or(0, |tail| tail.len());
+    assert!(tails.len() <= L::LANES);
+    assert!(tails.iter().all(|tail| tail.len() == tail_len));
+    let whole = tail_len / block * block;
+    let mut stepped;
+    let step = if whole > 0 {
+        stepped = step.clone();
+        let pieces: Vec<&[u8]> = tails.iter().map(|tail| &tail[..whole]).collect();
+        self::step::<H, L>(ops, &mut stepped, &pieces);
+        &stepped
+    } else {
+        step
+    };
+    let tails: Vec<&[u8]> = tails.iter().map(|tail| &tail[whole..]).collect();
+    let tail_len = tail_len - whole;
+    let total = step.length + tail_len as u64;
+    let lanes: Vec<Lane> = tails
+        .iter()
+        .enumerate()
+        .map(|(index, tail)| Lane::new::<H>(index, tail, total))
+        .collect();
+    let idle_block = [0u8; 128];
+    let mut state: [L::Vector; 8] = std::array::from_fn(|word| ops.load_words(&step.spilled[word]));
+    let tail_blocks = lanes.first().map_or(0, |lane| lane.total_blocks);
+    for at in 0..tail_blocks {
+        let mut blocks = [idle_block.as_ptr(); MAX_LANES];
+        for (pointer, lane) in blocks.iter_mut().zip(&lanes) {
+            *pointer = lane.tail[at * block..].as_ptr();
+        }
+        // SAFETY: each pointer starts a block inside a lane's 256-byte tail, or `idle_block`.
+        let words = unsafe { ops.load_blocks(&blocks[..L::LANES], H::BIG_ENDIAN) };
+        H::compress(ops, &mut state, &words);
+    }
+    let mut spilled = step.spilled;
+    for (word, vector) in spilled.iter_mut().zip(&state) {
+        ops.store_words(*vector, word);
+    }
+    (0..tails.len())
+        .map(|lane| digest_of(&spilled, lane, H::BIG_ENDIAN, variant.digest_len))
+        .collect()
+}
+
+/// A lane tier: the three operations of [`multi`](self) on one implementation of the lane
+/// operations, each compiled for that implementation's instruction set.
+pub(crate) trait LaneTier: Lanes + Send + 'static {
+    /// The tier's token, where this CPU can run it.
+    fn make() -> Option<Self>;
+    fn digest_many<H: LaneHash<Word = Self::Word>>(
+        self,
+        variant: &Variant<Self::Word>,
+        messages: &[&[u8]],
+    ) -> Vec<Digest>;
+    fn step<H: LaneHash<Word = Self::Word>>(
+        self,
+        state: &mut StepState<Self::Word>,
+        pieces: &[&[u8]],
+    );
+    fn finish<H: LaneHash<Word = Self::Word>>(
+        self,
+        state: &StepState<Self::Word>,
+        variant: &Variant<Self::Word>,
+        tails: &[&[u8]],
+    ) -> Vec<Digest>;
+}
+
+/// The model needs no instruction set: its tier runs the generic code as it is.
+impl<W: Word, const N: usize> LaneTier for super::model::Model<W, N> {
+    fn make() -> Option<Self> {
+        Some(Self::new())
+    }
+
+    fn digest_many<H: LaneHash<Word = W>>(
+        self,
+        variant: &Variant<W>,
+        messages: &[&[u8]],
+    ) -> Vec<Digest> {
+        digest_many::<H, _>(self, variant, messages)
+    }
+
+    fn step<H: LaneHash<Word = W>>(self, state: &mut StepState<W>, pieces: &[&[u8]]) {
+        step::<H, _>(self, state, pieces)
+    }
+
+    fn finish<H: LaneHash<Word = W>>(
+        self,
+        state: &StepState<W>,
+        variant: &Variant<W>,
+        tails: &[&[u8]],
+    ) -> Vec<Digest> {
+        finish::<H, _>(self, state, variant, tails)
+    }
+}
+
+/// Implements [`LaneTier`] for a token of the lane operations: each operation through one
+/// function compiled for the tier's instruction set (`$features`), into which the kernel and
+/// the lane operations inline.
+macro_rules! lane_tier {
+    ($token:ty, $word:ty, $features:literal) => {
+        impl $crate::kernels::lanes::multi::LaneTier for $token {
+            fn make() -> Option<Self> {
+                <$token>::new()
+            }
+
+            fn digest_many<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                self,
+                variant: &$crate::kernels::lanes::multi::Variant<$word>,
+                messages: &[&[u8]],
+            ) -> Vec<$crate::kernels::Digest> {
+                #[target_feature(enable = $features)]
+                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                    ops: $token,
+                    variant: &$crate::kernels::lanes::multi::Variant<$word>,
+                    messages: &[&[u8]],
+                ) -> Vec<$crate::kernels::Digest> {
+                    $crate::kernels::lanes::multi::digest_many::<H, _>(ops, variant, messages)
+                }
+                // SAFETY: the token exists only where the CPU has `$features`.
+                unsafe { run::<H>(self, variant, messages) }
+            }
+
+            fn step<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                self,
+                state: &mut $crate::kernels::lanes::multi::StepState<$word>,
+                pieces: &[&[u8]],
+            ) {
+                #[target_feature(enable = $features)]
+                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                    ops: $token,
+                    state: &mut $crate::kernels::lanes::multi::StepState<$word>,
+                    pieces: &[&[u8]],
+                ) {
+                    $crate::kernels::lanes::multi::step::<H, _>(ops, state, pieces)
+                }
+                // SAFETY: the token exists only where the CPU has `$features`.
+                unsafe { run::<H>(self, state, pieces) }
+            }
+
+            fn finish<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                self,
+                state: &$crate::kernels::lanes::multi::StepState<$word>,
+                variant: &$crate::kernels::lanes::multi::Variant<$word>,
+                tails: &[&[u8]],
+            ) -> Vec<$crate::kernels::Digest> {
+                #[target_feature(enable = $features)]
+                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                    ops: $token,
+                    state: &$crate::kernels::lanes::multi::StepState<$word>,
+                    variant: &$crate::kernels::lanes::multi::Variant<$word>,
+                    tails: &[&[u8]],
+                ) -> Vec<$crate::kernels::Digest> {
+                    $crate::kernels::lanes::multi::finish::<H, _>(ops, state, variant, tails)
+                }
+                // SAFETY: the token exists only where the CPU has `$features`.
+                unsafe { run::<H>(self, state, variant, tails) }
+            }
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use lane_tier;

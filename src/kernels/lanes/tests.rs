@@ -1,0 +1,488 @@
+//! Every lane kernel on every implementation of the lane operations this machine runs, against
+//! the reference crates (md-5, sha1, sha2): the model at each tier's lane count everywhere, the
+//! intrinsics where the CPU has them.
+
+use super::md5::{Md5, MD5};
+use super::model::Model;
+use super::multi::{self, LaneHash, LaneTier, StepState, Variant};
+use super::sha1::{Sha1, SHA1};
+use super::sha2::{Sha256, Sha512, SHA224, SHA256, SHA384, SHA512};
+use super::{table, Lanes, Word};
+use crate::kernels::test_data::{data, Random};
+use crate::kernels::Digest;
+
+/// The lane algorithms, each with its reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Which {
+    Md5,
+    Sha1,
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+const ALL: [Which; 6] = [
+    Which::Md5,
+    Which::Sha1,
+    Which::Sha224,
+    Which::Sha256,
+    Which::Sha384,
+    Which::Sha512,
+];
+
+fn reference(which: Which, message: &[u8]) -> Digest {
+    use sha2::Digest as _;
+    match which {
+        Which::Md5 => Digest::from_slice(&::md5::Md5::digest(message)),
+        Which::Sha1 => Digest::from_slice(&sha1::Sha1::digest(message)),
+        Which::Sha224 => Digest::from_slice(&sha2::Sha224::digest(message)),
+        Which::Sha256 => Digest::from_slice(&sha2::Sha256::digest(message)),
+        Which::Sha384 => Digest::from_slice(&sha2::Sha384::digest(message)),
+        Which::Sha512 => Digest::from_slice(&sha2::Sha512::digest(message)),
+    }
+}
+
+/// One way of running the lane kernels: a name for messages and the three operations.
+trait Tier {
+    fn name(&self) -> String;
+    fn lanes(&self, which: Which) -> usize;
+    fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest>;
+    /// Pieces of equal whole-block length, then equal tails: the digests.
+    fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest>;
+}
+
+fn stepped_on<H: LaneHash, L: Lanes<Word = H::Word>>(
+    ops: L,
+    variant: &Variant<H::Word>,
+    pieces: &[Vec<&[u8]>],
+    tails: &[&[u8]],
+) -> Vec<Digest> {
+    let mut state = StepState::new(variant);
+    for step in pieces {
+        multi::step::<H, L>(ops, &mut state, step);
+    }
+    multi::finish::<H, L>(ops, &state, variant, tails)
+}
+
+/// The model, with `N32` lanes of u32 and `N64` of u64.
+struct ModelTier<const N32: usize, const N64: usize>;
+
+impl<const N32: usize, const N64: usize> Tier for ModelTier<N32, N64> {
+    fn name(&self) -> String {
+        format!("model ({N32} × u32, {N64} × u64)")
+    }
+
+    fn lanes(&self, which: Which) -> usize {
+        if matches!(which, Which::Sha384 | Which::Sha512) {
+            N64
+        } else {
+            N32
+        }
+    }
+
+    fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
+        let (m32, m64) = (Model::<u32, N32>::new(), Model::<u64, N64>::new());
+        match which {
+            Which::Md5 => multi::digest_many::<Md5, _>(m32, &MD5, messages),
+            Which::Sha1 => multi::digest_many::<Sha1, _>(m32, &SHA1, messages),
+            Which::Sha224 => multi::digest_many::<Sha256, _>(m32, &SHA224, messages),
+            Which::Sha256 => multi::digest_many::<Sha256, _>(m32, &SHA256, messages),
+            Which::Sha384 => multi::digest_many::<Sha512, _>(m64, &SHA384, messages),
+            Which::Sha512 => multi::digest_many::<Sha512, _>(m64, &SHA512, messages),
+        }
+    }
+
+    fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
+        let (m32, m64) = (Model::<u32, N32>::new(), Model::<u64, N64>::new());
+        match which {
+            Which::Md5 => stepped_on::<Md5, _>(m32, &MD5, pieces, tails),
+            Which::Sha1 => stepped_on::<Sha1, _>(m32, &SHA1, pieces, tails),
+            Which::Sha224 => stepped_on::<Sha256, _>(m32, &SHA224, pieces, tails),
+            Which::Sha256 => stepped_on::<Sha256, _>(m32, &SHA256, pieces, tails),
+            Which::Sha384 => stepped_on::<Sha512, _>(m64, &SHA384, pieces, tails),
+            Which::Sha512 => stepped_on::<Sha512, _>(m64, &SHA512, pieces, tails),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::*;
+    use crate::kernels::lanes::avx2::Avx2x8;
+    use crate::kernels::lanes::avx512::{Avx512x16, Avx512x8};
+
+    pub(super) struct Avx512(pub Avx512x16, pub Avx512x8);
+
+    impl Tier for Avx512 {
+        fn name(&self) -> String {
+            "AVX-512 (16 × u32, 8 × u64)".into()
+        }
+
+        fn lanes(&self, which: Which) -> usize {
+            if matches!(which, Which::Sha384 | Which::Sha512) {
+                8
+            } else {
+                16
+            }
+        }
+
+        fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
+            let Avx512(x16, x8) = *self;
+            match which {
+                Which::Md5 => x16.digest_many::<Md5>(&MD5, messages),
+                Which::Sha1 => x16.digest_many::<Sha1>(&SHA1, messages),
+                Which::Sha224 => x16.digest_many::<Sha256>(&SHA224, messages),
+                Which::Sha256 => x16.digest_many::<Sha256>(&SHA256, messages),
+                Which::Sha384 => x8.digest_many::<Sha512>(&SHA384, messages),
+                Which::Sha512 => x8.digest_many::<Sha512>(&SHA512, messages),
+            }
+        }
+
+        fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
+            let Avx512(x16, x8) = *self;
+            macro_rules! run {
+                ($token:expr, $h:ty, $variant:expr) => {{
+                    let mut state = StepState::new(&$variant);
+                    for step in pieces {
+                        $token.step::<$h>(&mut state, step);
+                    }
+                    $token.finish::<$h>(&state, &$variant, tails)
+                }};
+            }
+            match which {
+                Which::Md5 => run!(x16, Md5, MD5),
+                Which::Sha1 => run!(x16, Sha1, SHA1),
+                Which::Sha224 => run!(x16, Sha256, SHA224),
+                Which::Sha256 => run!(x16, Sha256, SHA256),
+                Which::Sha384 => run!(x8, Sha512, SHA384),
+                Which::Sha512 => run!(x8, Sha512, SHA512),
+            }
+        }
+    }
+
+    /// AVX2 runs the 32-bit kernels only.
+    pub(super) struct Avx2(pub Avx2x8);
+
+    impl Tier for Avx2 {
+        fn name(&self) -> String {
+            "AVX2 (8 × u32)".into()
+        }
+
+        fn lanes(&self, _: Which) -> usize {
+            8
+        }
+
+        fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
+            let Avx2(x8) = *self;
+            match which {
+                Which::Md5 => x8.digest_many::<Md5>(&MD5, messages),
+                Which::Sha1 => x8.digest_many::<Sha1>(&SHA1, messages),
+                Which::Sha224 => x8.digest_many::<Sha256>(&SHA224, messages),
+                Which::Sha256 => x8.digest_many::<Sha256>(&SHA256, messages),
+                _ => unreachable!("AVX2 lanes are 32-bit"),
+            }
+        }
+
+        fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
+            let Avx2(x8) = *self;
+            let (h_many, variant) = match which {
+                Which::Md5 => (0, MD5),
+                Which::Sha1 => (1, SHA1),
+                Which::Sha224 => (2, SHA224),
+                Which::Sha256 => (2, SHA256),
+                _ => unreachable!("AVX2 lanes are 32-bit"),
+            };
+            let mut state = StepState::new(&variant);
+            for step in pieces {
+                match h_many {
+                    0 => x8.step::<Md5>(&mut state, step),
+                    1 => x8.step::<Sha1>(&mut state, step),
+                    _ => x8.step::<Sha256>(&mut state, step),
+                }
+            }
+            match h_many {
+                0 => x8.finish::<Md5>(&state, &variant, tails),
+                1 => x8.finish::<Sha1>(&state, &variant, tails),
+                _ => x8.finish::<Sha256>(&state, &variant, tails),
+            }
+        }
+    }
+
+    pub(super) fn avx512() -> Option<Avx512> {
+        Some(Avx512(Avx512x16::new()?, Avx512x8::new()?))
+    }
+
+    pub(super) fn avx2() -> Option<Avx2> {
+        Avx2x8::new().map(Avx2)
+    }
+}
+
+/// The tiers to test here, with the algorithms each runs. The model runs at the lane counts
+/// of every vector tier (16 and 8 lanes of u32, 8 and 4 of u64), whatever this CPU has.
+fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
+    let mut tiers: Vec<(Box<dyn Tier>, Vec<Which>)> = vec![
+        (Box::new(ModelTier::<16, 8>), ALL.to_vec()),
+        (Box::new(ModelTier::<8, 4>), ALL.to_vec()),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    {
+        match x86::avx512() {
+            Some(tier) => tiers.push((Box::new(tier), ALL.to_vec())),
+            None => eprintln!("AVX-512 lanes not run: this CPU lacks AVX-512F/BW"),
+        }
+        match x86::avx2() {
+            Some(tier) => tiers.push((
+                Box::new(tier),
+                vec![Which::Md5, Which::Sha1, Which::Sha224, Which::Sha256],
+            )),
+            None => eprintln!("AVX2 lanes not run: this CPU lacks AVX2"),
+        }
+    }
+    for (tier, _) in &tiers {
+        eprintln!("lane tier run: {}", tier.name());
+    }
+    tiers
+}
+
+fn check(tier: &dyn Tier, which: Which, messages: &[&[u8]], what: &str) {
+    let digests = tier.many(which, messages);
+    assert_eq!(digests.len(), messages.len());
+    for (index, (message, digest)) in messages.iter().zip(&digests).enumerate() {
+        assert_eq!(
+            *digest,
+            reference(which, message),
+            "{which:?} on {}, {what}: message {index} of {}, length {}",
+            tier.name(),
+            messages.len(),
+            message.len()
+        );
+    }
+}
+
+/// Every length 0..=4161 in one call, at shifting offsets: lanes end at every block position,
+/// and refill constantly with messages of other lengths.
+#[test]
+fn every_length_to_4161_in_one_call() {
+    let source = data(4161 + 64);
+    let messages: Vec<&[u8]> = (0..=4161)
+        .map(|len| {
+            let offset = (len * 7 + 3) % 64;
+            &source[offset..offset + len]
+        })
+        .collect();
+    let reversed: Vec<&[u8]> = messages.iter().rev().copied().collect();
+    for (tier, algorithms) in tiers() {
+        for &which in &algorithms {
+            check(tier.as_ref(), which, &messages, "lengths ascending");
+            check(tier.as_ref(), which, &reversed, "lengths descending");
+        }
+    }
+}
+
+/// Random batches: from one message to several lanes' worth, of random lengths.
+#[test]
+fn random_batches_of_mixed_lengths() {
+    let source = data(20_000);
+    let mut random = Random(7);
+    for (tier, algorithms) in tiers() {
+        for &which in &algorithms {
+            for round in 0..40 {
+                let count = 1 + random.below(3 * tier.lanes(which));
+                let messages: Vec<&[u8]> = (0..count)
+                    .map(|_| {
+                        let len = if round % 2 == 0 {
+                            random.below(300)
+                        } else {
+                            random.below(source.len())
+                        };
+                        let offset = random.below(source.len() - len + 1);
+                        &source[offset..offset + len]
+                    })
+                    .collect();
+                check(tier.as_ref(), which, &messages, &format!("round {round}"));
+            }
+            check(tier.as_ref(), which, &[], "no messages");
+        }
+    }
+}
+
+/// A 33 MiB message among small ones. The model's cost is per block of every lane, so it runs
+/// this at its narrowest lane count, once per compression function (SHA-224 and SHA-384 only
+/// differ from SHA-256 and SHA-512 in constants, which the other tests cover).
+#[test]
+fn a_large_message_among_small_ones() {
+    let big = data(33 * 1024 * 1024 + 13);
+    let mut messages: Vec<&[u8]> = vec![&big];
+    messages.extend((0..20).map(|i| &big[i * 1000..i * 1000 + 64 * i + i]));
+    for (tier, algorithms) in tiers() {
+        let model = tier.name().starts_with("model");
+        if model && !tier.name().starts_with("model (8") {
+            continue;
+        }
+        for &which in &algorithms {
+            if model && matches!(which, Which::Sha224 | Which::Sha384) {
+                continue;
+            }
+            check(
+                tier.as_ref(),
+                which,
+                &messages,
+                "33 MiB + 13 among 20 small",
+            );
+        }
+    }
+}
+
+/// Messages fed in equal pieces (the parts of a multipart upload read in step): every lane
+/// count from one to full, several piece sizes, every tail length to a block.
+#[test]
+fn stepped_pieces_then_tails() {
+    let source = data(64 * 1024);
+    for (tier, algorithms) in tiers() {
+        for &which in &algorithms {
+            let block = if matches!(which, Which::Sha384 | Which::Sha512) {
+                128
+            } else {
+                64
+            };
+            for lanes in 1..=tier.lanes(which) {
+                for (steps, blocks_per_step) in [(0, 0), (1, 1), (2, 3), (3, 2)] {
+                    for tail_len in [
+                        0,
+                        1,
+                        block / 2 - 9,
+                        block - 17,
+                        block - 16,
+                        block - 1,
+                        block,
+                        2 * block + 5,
+                    ] {
+                        let per_message = steps * blocks_per_step * block + tail_len;
+                        let message = |lane: usize| {
+                            let start = lane * 811 % (source.len() - per_message);
+                            &source[start..start + per_message]
+                        };
+                        let pieces: Vec<Vec<&[u8]>> = (0..steps)
+                            .map(|step| {
+                                (0..lanes)
+                                    .map(|lane| {
+                                        let at = step * blocks_per_step * block;
+                                        &message(lane)[at..at + blocks_per_step * block]
+                                    })
+                                    .collect()
+                            })
+                            .collect();
+                        let tails: Vec<&[u8]> = (0..lanes)
+                            .map(|lane| &message(lane)[per_message - tail_len..])
+                            .collect();
+                        let digests = tier.stepped(which, &pieces, &tails);
+                        assert_eq!(digests.len(), lanes);
+                        for (lane, digest) in digests.iter().enumerate() {
+                            assert_eq!(
+                                *digest,
+                                reference(which, message(lane)),
+                                "{which:?} on {}: {lanes} lanes, {steps} steps of {blocks_per_step} blocks, tail {tail_len}",
+                                tier.name()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Each named truth table computes the function its name says, on the model (which derives
+/// the function from the table bit by bit) and on every vector tier here.
+#[test]
+fn truth_tables_compute_their_functions() {
+    let a = [0xF0F0_F0F0u32, 0x1234_5678, 0, u32::MAX];
+    let b = [0xCCCC_CCCCu32, 0x9ABC_DEF0, u32::MAX, 0x0F0F_0F0F];
+    let c = [0xAAAA_AAAAu32, 0x0FED_CBA9, 0x5555_5555, 0];
+    let expect =
+        |f: fn(u32, u32, u32) -> u32| -> [u32; 4] { std::array::from_fn(|i| f(a[i], b[i], c[i])) };
+    let ops = Model::<u32, 4>::new();
+    assert_eq!(
+        ops.ternary::<{ table::CHOOSE }>(a, b, c),
+        expect(|a, b, c| (a & b) | (!a & c))
+    );
+    assert_eq!(
+        ops.ternary::<{ table::CHOOSE_BY_C }>(a, b, c),
+        expect(|a, b, c| (a & c) | (b & !c))
+    );
+    assert_eq!(
+        ops.ternary::<{ table::XOR3 }>(a, b, c),
+        expect(|a, b, c| a ^ b ^ c)
+    );
+    assert_eq!(
+        ops.ternary::<{ table::MD5_I }>(a, b, c),
+        expect(|a, b, c| b ^ (a | !c))
+    );
+    assert_eq!(
+        ops.ternary::<{ table::MAJORITY }>(a, b, c),
+        expect(|a, b, c| (a & b) | (a & c) | (b & c))
+    );
+    // Every operation of every vector tier agrees with the model on random words.
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(ops) = crate::kernels::lanes::avx512::Avx512x16::new() {
+            agrees_with_model::<_, 16>(ops);
+        }
+        if let Some(ops) = crate::kernels::lanes::avx512::Avx512x8::new() {
+            agrees_with_model::<_, 8>(ops);
+        }
+        if let Some(ops) = crate::kernels::lanes::avx2::Avx2x8::new() {
+            agrees_with_model::<_, 8>(ops);
+        }
+    }
+}
+
+/// Each operation of `ops` against the model's, on random vectors, including an odd truth
+/// table no kernel uses (0x5B), which AVX2 computes by its generic fallback.
+#[cfg(target_arch = "x86_64")]
+fn agrees_with_model<L: Lanes, const N: usize>(ops: L)
+where
+    L::Word: From<u32> + Word,
+{
+    let model = Model::<L::Word, N>::new();
+    let mut random = Random(99);
+    let mut word = || -> L::Word {
+        let high: L::Word = (random.next() as u32).into();
+        high
+    };
+    for _ in 0..50 {
+        let x: [L::Word; N] = std::array::from_fn(|_| word());
+        let y: [L::Word; N] = std::array::from_fn(|_| word());
+        let z: [L::Word; N] = std::array::from_fn(|_| word());
+        let (vx, vy, vz) = (ops.load_words(&x), ops.load_words(&y), ops.load_words(&z));
+        let out = |v: L::Vector| {
+            let mut words = [L::Word::default(); N];
+            ops.store_words(v, &mut words);
+            words
+        };
+        assert_eq!(out(ops.add(vx, vy)), model.add(x, y));
+        assert_eq!(out(ops.xor(vx, vy)), model.xor(x, y));
+        assert_eq!(out(ops.splat(x[0])), model.splat(x[0]));
+        assert_eq!(out(ops.rotate_left::<7>(vx)), model.rotate_left::<7>(x));
+        assert_eq!(out(ops.rotate_right::<13>(vx)), model.rotate_right::<13>(x));
+        assert_eq!(out(ops.shift_right::<10>(vx)), model.shift_right::<10>(x));
+        macro_rules! ternary {
+            ($($table:expr),*) => {$(
+                assert_eq!(
+                    out(ops.ternary::<{ $table }>(vx, vy, vz)),
+                    model.ternary::<{ $table }>(x, y, z),
+                    "table {:#x}", $table
+                );
+            )*};
+        }
+        ternary!(
+            table::CHOOSE,
+            table::CHOOSE_BY_C,
+            table::XOR3,
+            table::MD5_I,
+            table::MAJORITY,
+            0x5B
+        );
+    }
+}

@@ -1,0 +1,210 @@
+//! The portable engines: plain code that needs nothing beyond the architecture's baseline.
+//!
+//! They are what `FASTHASH_KERNEL=portable` runs, what every other engine is tested against
+//! and self-checked against at first use, and what a CPU with nothing else falls back on. The
+//! crates of the fast engines pick SHA-NI or AVX2 by themselves and cannot be told not to, so
+//! these are separate code: our SHA-2, MD5 and BLAKE3, sha1_smol, the crc crate's tables, and
+//! xxhash-rust (whose SIMD width is fixed when it is compiled: SSE2, x86-64's baseline).
+
+use super::engine::{always, Engine, Split, Streaming};
+use super::{blake3_portable, crc, md5, sha2_portable, Algorithm, Digest, Kernel};
+
+impl Streaming for sha2_portable::sha256::Sha256Family {
+    fn update(&mut self, data: &[u8]) {
+        sha2_portable::sha256::Sha256Family::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&(*self).finalize())
+    }
+}
+
+impl Streaming for sha2_portable::sha512::Sha512Family {
+    fn update(&mut self, data: &[u8]) {
+        sha2_portable::sha512::Sha512Family::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&(*self).finalize())
+    }
+}
+
+impl Streaming for sha1_smol::Sha1 {
+    fn update(&mut self, data: &[u8]) {
+        sha1_smol::Sha1::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&self.digest().bytes())
+    }
+}
+
+impl Streaming for md5::Md5 {
+    fn update(&mut self, data: &[u8]) {
+        md5::Md5::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&(*self).finalize())
+    }
+}
+
+impl Streaming for blake3_portable::Blake3 {
+    fn update(&mut self, data: &[u8]) {
+        blake3_portable::Blake3::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&blake3_portable::Blake3::finalize(&self))
+    }
+}
+
+impl Streaming for xxhash_rust::xxh64::Xxh64 {
+    fn update(&mut self, data: &[u8]) {
+        xxhash_rust::xxh64::Xxh64::update(self, data)
+    }
+    // xxHash's canonical form, which xxhsum prints, is big-endian.
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&self.digest().to_be_bytes())
+    }
+}
+
+/// xxhash-rust's XXH3 state, finished as XXH3-64 or XXH3-128.
+struct Xxh3<const WIDE: bool>(xxhash_rust::xxh3::Xxh3);
+
+impl<const WIDE: bool> Streaming for Xxh3<WIDE> {
+    fn update(&mut self, data: &[u8]) {
+        self.0.update(data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        if WIDE {
+            Digest::from_slice(&self.0.digest128().to_be_bytes())
+        } else {
+            Digest::from_slice(&self.0.digest().to_be_bytes())
+        }
+    }
+}
+
+impl Streaming for crc::Crc {
+    fn update(&mut self, data: &[u8]) {
+        crc::Crc::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        crc::Crc::finalize(*self)
+    }
+}
+
+/// A one-shot call through the streaming state, for engines that have no other.
+fn through_streaming(engine: fn() -> Box<dyn Streaming>, data: &[u8]) -> Digest {
+    let mut state = engine();
+    state.update(data);
+    state.finalize()
+}
+
+macro_rules! portable {
+    ($algorithm:expr, $describe:literal, $streaming:expr, $one_shot:expr, $split:expr) => {
+        Engine {
+            algorithm: $algorithm,
+            kernel: Kernel::Portable,
+            runs_on: always,
+            preferred_on: always,
+            needs: "nothing",
+            describe: |_| $describe.into(),
+            streaming: $streaming,
+            one_shot: $one_shot,
+            lanes: None,
+            split: $split,
+        }
+    };
+}
+
+pub(super) static ENGINES: &[Engine] = &[
+    portable!(
+        Algorithm::Sha256,
+        "fasthash, scalar",
+        || Box::new(sha2_portable::sha256::sha256()),
+        |data| through_streaming(|| Box::new(sha2_portable::sha256::sha256()), data),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Sha224,
+        "fasthash, scalar",
+        || Box::new(sha2_portable::sha256::sha224()),
+        |data| through_streaming(|| Box::new(sha2_portable::sha256::sha224()), data),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Sha512,
+        "fasthash, scalar",
+        || Box::new(sha2_portable::sha512::sha512()),
+        |data| through_streaming(|| Box::new(sha2_portable::sha512::sha512()), data),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Sha384,
+        "fasthash, scalar",
+        || Box::new(sha2_portable::sha512::sha384()),
+        |data| through_streaming(|| Box::new(sha2_portable::sha512::sha384()), data),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Sha1,
+        "sha1_smol crate, scalar",
+        || Box::new(sha1_smol::Sha1::new()),
+        |data| Digest::from_slice(&sha1_smol::Sha1::from(data).digest().bytes()),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Md5,
+        "fasthash, short-chain scalar",
+        || Box::new(md5::Md5::new()),
+        |data| Digest::from_slice(&md5::digest(data)),
+        Split::Whole
+    ),
+    // The portable BLAKE3 has no tree-parallel form: a forced portable run stays portable.
+    portable!(
+        Algorithm::Blake3,
+        "fasthash, scalar",
+        || Box::new(blake3_portable::Blake3::default()),
+        |data| through_streaming(|| Box::new(blake3_portable::Blake3::default()), data),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Xxh3,
+        "xxhash-rust crate, SSE2 on x86-64 (fixed when compiled)",
+        || Box::new(Xxh3::<false>(xxhash_rust::xxh3::Xxh3::new())),
+        |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Xxh128,
+        "xxhash-rust crate, SSE2 on x86-64 (fixed when compiled)",
+        || Box::new(Xxh3::<true>(xxhash_rust::xxh3::Xxh3::new())),
+        |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
+        Split::Whole
+    ),
+    // Already at memory speed in plain code: XXH64 has no other engine.
+    portable!(
+        Algorithm::Xxh64,
+        "xxhash-rust crate, scalar",
+        || Box::new(xxhash_rust::xxh64::Xxh64::new(0)),
+        |data| Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Crc64Nvme,
+        "crc crate, 16 tables",
+        || Box::new(crc::Crc::tables(Algorithm::Crc64Nvme)),
+        |data| through_streaming(|| Box::new(crc::Crc::tables(Algorithm::Crc64Nvme)), data),
+        Split::CrcCombine
+    ),
+    portable!(
+        Algorithm::Crc32,
+        "crc crate, 16 tables",
+        || Box::new(crc::Crc::tables(Algorithm::Crc32)),
+        |data| through_streaming(|| Box::new(crc::Crc::tables(Algorithm::Crc32)), data),
+        Split::CrcCombine
+    ),
+    portable!(
+        Algorithm::Crc32c,
+        "crc crate, 16 tables",
+        || Box::new(crc::Crc::tables(Algorithm::Crc32c)),
+        |data| through_streaming(|| Box::new(crc::Crc::tables(Algorithm::Crc32c)), data),
+        Split::CrcCombine
+    ),
+];

@@ -1,0 +1,260 @@
+//! fasthash's own x86-64 engines, where a crate leaves speed behind: hashes of many messages
+//! side by side in AVX-512 and AVX2 lanes (`lanes`), XXH3's loop on 256-bit registers chosen
+//! at run time (`xxh3`), and CRC folding on 256-bit VPCLMULQDQ (`crc_fold`).
+//!
+//! A lane engine hashes several files at once; a message alone (one large file, standard
+//! input) goes to the best single-stream code, named in its description.
+
+use super::crates::{sha_extensions, RustCrypto};
+use super::detect::Capabilities;
+use super::engine::{always, Engine, Lanes, Split, Streaming};
+use super::lanes::avx2::Avx2x8;
+use super::lanes::avx512::{Avx512x16, Avx512x8};
+use super::lanes::{self, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
+use super::{crc, crc_fold, md5, md5_avx512, xxh3, Algorithm, Digest, Kernel};
+
+/// Our AVX-512 tier: the lane kernels need F and BW (the byte shuffle that loads SHA's
+/// big-endian words), MD5 of one stream VL (ternary logic on XMM registers).
+fn avx512(caps: &Capabilities) -> bool {
+    caps.avx512f && caps.avx512bw && caps.avx512vl
+}
+
+const AVX512_NEEDS: &str = "AVX-512F, BW and VL";
+
+impl Streaming for md5_avx512::Md5Avx512 {
+    fn update(&mut self, data: &[u8]) {
+        md5_avx512::Md5Avx512::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&md5_avx512::Md5Avx512::finalize(*self))
+    }
+}
+
+/// Where a message alone goes in a SHA-1/SHA-256 lane engine: the crate's SHA-NI, if any.
+fn lone_sha(caps: &Capabilities) -> &'static str {
+    if sha_extensions(caps) {
+        "SHA-NI"
+    } else {
+        "scalar"
+    }
+}
+
+/// With AVX-512, crc-fast folds 512 bits at a time with VPCLMULQDQ itself; our 256-bit kernel
+/// is for the CPUs where it does not (this is what crc-fast tests before that path).
+fn crc_fast_has_avx512(caps: &Capabilities) -> bool {
+    caps.avx512f && caps.avx512vl && caps.vpclmulqdq
+}
+
+macro_rules! vpclmulqdq {
+    ($algorithm:expr) => {
+        Engine {
+            algorithm: $algorithm,
+            kernel: Kernel::Vpclmulqdq,
+            runs_on: |caps| caps.vpclmulqdq && caps.pclmulqdq && caps.avx2,
+            preferred_on: |caps| !crc_fast_has_avx512(caps),
+            needs: "VPCLMULQDQ with AVX2",
+            describe: |_| "fasthash, 256-bit VPCLMULQDQ folding".into(),
+            streaming: || match crc::Crc::wide($algorithm) {
+                Some(state) => Box::new(state),
+                None => Box::new(crc::Crc::folding($algorithm)),
+            },
+            one_shot: |data| match crc_fold::CrcFold::new($algorithm) {
+                Some(mut state) => {
+                    state.update(data);
+                    crc::crc_to_digest($algorithm, state.finalize())
+                }
+                None => crc::checksum($algorithm, data),
+            },
+            lanes: None,
+            split: Split::CrcCombine,
+        }
+    };
+}
+
+/// Our XXH3 state on stripe loop `K`, finished as XXH3-64 or XXH3-128.
+struct Xxh3Stream<K, const WIDE: bool>(xxh3::Xxh3Wide<K>);
+
+impl<K: xxh3::StripeLoop + Send, const WIDE: bool> Streaming for Xxh3Stream<K, WIDE> {
+    fn update(&mut self, data: &[u8]) {
+        self.0.update(data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        if WIDE {
+            Digest::from_slice(&self.0.digest128().to_be_bytes())
+        } else {
+            Digest::from_slice(&self.0.digest64().to_be_bytes())
+        }
+    }
+}
+
+/// XXH3-64 (`wide` false) or XXH3-128 on one of our stripe loops; inputs of up to 240 bytes
+/// (another, scalar algorithm) go to xxhash-rust inside the one-shot calls.
+macro_rules! xxh3 {
+    ($algorithm:expr, $wide:literal, $kernel:expr, $loop:ty, $runs_on:expr, $needs:literal,
+     $hash64:path, $hash128:path) => {
+        Engine {
+            algorithm: $algorithm,
+            kernel: $kernel,
+            runs_on: $runs_on,
+            preferred_on: always,
+            needs: $needs,
+            describe: |_| format!("fasthash, {}", $needs),
+            streaming: || match xxh3::Xxh3Wide::<$loop>::new() {
+                Some(state) => Box::new(Xxh3Stream::<$loop, $wide>(state)),
+                None => (super::engine::portable($algorithm).streaming)(),
+            },
+            one_shot: |data| {
+                let value = if $wide {
+                    $hash128(data)
+                } else {
+                    $hash64(data).map(u128::from)
+                };
+                match value {
+                    Some(value) if $wide => Digest::from_slice(&value.to_be_bytes()),
+                    Some(value) => Digest::from_slice(&(value as u64).to_be_bytes()),
+                    None => super::engine::portable($algorithm).hash(data),
+                }
+            },
+            lanes: None,
+            split: Split::Whole,
+        }
+    };
+}
+
+/// An engine that hashes `$width` files side by side on lane tier `$tier` with lane kernel
+/// `$hash`, and a message alone through `$streaming` / `$one_shot`.
+macro_rules! lane_engine {
+    (
+        $algorithm:expr, $kernel:expr, runs_on: $runs_on:expr, needs: $needs:expr,
+        describe: $describe:expr, streaming: $streaming:expr, one_shot: $one_shot:expr,
+        lanes: $width:literal x $tier:ty, $hash:ty, $variant:expr
+    ) => {
+        Engine {
+            algorithm: $algorithm,
+            kernel: $kernel,
+            runs_on: $runs_on,
+            preferred_on: always,
+            needs: $needs,
+            describe: $describe,
+            streaming: $streaming,
+            one_shot: $one_shot,
+            lanes: Some(Lanes {
+                width: $width,
+                many: |messages| lanes::many::<$tier, $hash>(&$variant, messages),
+                stepped: || lanes::in_step::<$tier, $hash>(&$variant),
+            }),
+            split: Split::Whole,
+        }
+    };
+}
+
+/// SHA-224/256 sixteen files side by side on AVX-512; a message alone on the sha2 crate.
+macro_rules! sha256_avx512 {
+    ($algorithm:expr, $variant:expr, $state:ty) => {
+        lane_engine!(
+            $algorithm, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+            describe: |caps| format!(
+                "fasthash, AVX-512: 16 files side by side (one alone: sha2 crate, {})",
+                lone_sha(caps)
+            ),
+            streaming: || Box::new(RustCrypto(<$state as ::sha2::Digest>::new())),
+            one_shot: |data| Digest::from_slice(&<$state as ::sha2::Digest>::digest(data)),
+            lanes: 16 x Avx512x16, sha2::Sha256, $variant
+        )
+    };
+}
+
+/// SHA-384/512 eight files side by side on AVX-512; a message alone on ring.
+macro_rules! sha512_avx512 {
+    ($algorithm:expr, $variant:expr, $ring:expr) => {
+        lane_engine!(
+            $algorithm, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+            describe: |_| "fasthash, AVX-512: 8 files side by side (one alone: ring crate)".into(),
+            streaming: || Box::new(ring::digest::Context::new(&$ring)),
+            one_shot: |data| Digest::from_slice(ring::digest::digest(&$ring, data).as_ref()),
+            lanes: 8 x Avx512x8, sha2::Sha512, $variant
+        )
+    };
+}
+
+pub(super) static ENGINES: &[Engine] = &[
+    sha256_avx512!(Algorithm::Sha256, sha2::SHA256, ::sha2::Sha256),
+    sha256_avx512!(Algorithm::Sha224, sha2::SHA224, ::sha2::Sha224),
+    sha512_avx512!(Algorithm::Sha512, sha2::SHA512, ::ring::digest::SHA512),
+    sha512_avx512!(Algorithm::Sha384, sha2::SHA384, ::ring::digest::SHA384),
+    lane_engine!(
+        Algorithm::Sha1, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+        describe: |caps| format!(
+            "fasthash, AVX-512: 16 files side by side (one alone: sha1 crate, {})",
+            lone_sha(caps)
+        ),
+        streaming: || Box::new(RustCrypto(<::sha1::Sha1 as ::sha2::Digest>::new())),
+        one_shot: |data| Digest::from_slice(&<::sha1::Sha1 as ::sha2::Digest>::digest(data)),
+        lanes: 16 x Avx512x16, Sha1Lanes, lanes::sha1::SHA1
+    ),
+    lane_engine!(
+        Algorithm::Md5, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+        describe: |_| {
+            "fasthash, AVX-512: 16 files side by side (one alone: ternary logic on XMM)".into()
+        },
+        streaming: || match md5_avx512::Md5Avx512::new() {
+            Some(state) => Box::new(state),
+            None => Box::new(md5::Md5::new()),
+        },
+        one_shot: |data| {
+            Digest::from_slice(&md5_avx512::digest(data).unwrap_or_else(|| md5::digest(data)))
+        },
+        lanes: 16 x Avx512x16, Md5Lanes, lanes::md5::MD5
+    ),
+    // MD5 is one serial chain: AVX2 helps only by hashing several files at once.
+    lane_engine!(
+        Algorithm::Md5, Kernel::Avx2, runs_on: |caps| caps.avx2, needs: "AVX2",
+        describe: |_| "fasthash, AVX2: 8 files side by side (one alone: scalar)".into(),
+        streaming: || Box::new(md5::Md5::new()),
+        one_shot: |data| Digest::from_slice(&md5::digest(data)),
+        lanes: 8 x Avx2x8, Md5Lanes, lanes::md5::MD5
+    ),
+    xxh3!(
+        Algorithm::Xxh3,
+        false,
+        Kernel::Avx512,
+        xxh3::Avx512,
+        |caps| caps.avx512f,
+        "AVX-512F",
+        xxh3::hash64_avx512,
+        xxh3::hash128_avx512
+    ),
+    xxh3!(
+        Algorithm::Xxh128,
+        true,
+        Kernel::Avx512,
+        xxh3::Avx512,
+        |caps| caps.avx512f,
+        "AVX-512F",
+        xxh3::hash64_avx512,
+        xxh3::hash128_avx512
+    ),
+    xxh3!(
+        Algorithm::Xxh3,
+        false,
+        Kernel::Avx2,
+        xxh3::Avx2,
+        |caps| caps.avx2,
+        "AVX2",
+        xxh3::hash64,
+        xxh3::hash128
+    ),
+    xxh3!(
+        Algorithm::Xxh128,
+        true,
+        Kernel::Avx2,
+        xxh3::Avx2,
+        |caps| caps.avx2,
+        "AVX2",
+        xxh3::hash64,
+        xxh3::hash128
+    ),
+    vpclmulqdq!(Algorithm::Crc64Nvme),
+    vpclmulqdq!(Algorithm::Crc32),
+    vpclmulqdq!(Algorithm::Crc32c),
+];
