@@ -131,32 +131,35 @@ impl Lanes for Avx2x8 {
             );
             let mut words = [_mm256_setzero_si256(); 16];
             for half in 0..2 {
-                let r: [__m256i; 8] = std::array::from_fn(|lane| {
-                    let row = _mm256_loadu_si256(blocks[lane].add(32 * half).cast());
+                // Plain loops, not `std::array::from_fn`, whose closures may stay out of line
+                // where the intrinsics inside them cannot inline.
+                let mut r = [_mm256_setzero_si256(); 8];
+                for (row, block) in r.iter_mut().zip(blocks) {
+                    *row = _mm256_loadu_si256(block.add(32 * half).cast());
                     if big_endian {
-                        _mm256_shuffle_epi8(row, swap)
-                    } else {
-                        row
+                        *row = _mm256_shuffle_epi8(*row, swap);
                     }
-                });
-                let t: [__m256i; 8] = std::array::from_fn(|i| {
+                }
+                let mut t = [_mm256_setzero_si256(); 8];
+                for (i, t) in t.iter_mut().enumerate() {
                     let (x, y) = (r[i / 2 * 2], r[i / 2 * 2 + 1]);
-                    if i % 2 == 0 {
+                    *t = if i % 2 == 0 {
                         _mm256_unpacklo_epi32(x, y)
                     } else {
                         _mm256_unpackhi_epi32(x, y)
-                    }
-                });
+                    };
+                }
                 // u[4q + c]: word 4j + c (j the 128-bit lane) of rows 4q..4q+3.
-                let u: [__m256i; 8] = std::array::from_fn(|i| {
+                let mut u = [_mm256_setzero_si256(); 8];
+                for (i, u) in u.iter_mut().enumerate() {
                     let q = i / 4;
                     let (lo, hi) = (t[4 * q + (i % 4) / 2], t[4 * q + 2 + (i % 4) / 2]);
-                    if i % 2 == 0 {
+                    *u = if i % 2 == 0 {
                         _mm256_unpacklo_epi64(lo, hi)
                     } else {
                         _mm256_unpackhi_epi64(lo, hi)
-                    }
-                });
+                    };
+                }
                 for c in 0..4 {
                     words[8 * half + c] = _mm256_permute2x128_si256::<0x20>(u[c], u[4 + c]);
                     words[8 * half + 4 + c] = _mm256_permute2x128_si256::<0x31>(u[c], u[4 + c]);

@@ -120,32 +120,39 @@ impl Lanes for Avx512x16 {
             let swap = _mm512_broadcast_i32x4(_mm_setr_epi8(
                 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
             ));
-            let rows: [__m512i; 16] = std::array::from_fn(|lane| {
-                let row = _mm512_loadu_si512(blocks[lane].cast());
+            // Plain loops, not `std::array::from_fn`: its closures were left out of line,
+            // where the intrinsics inside them could not inline (three times slower).
+            let mut rows = [_mm512_setzero_si512(); 16];
+            for (row, block) in rows.iter_mut().zip(blocks) {
+                *row = _mm512_loadu_si512(block.cast());
                 if big_endian {
-                    _mm512_shuffle_epi8(row, swap)
-                } else {
-                    row
+                    *row = _mm512_shuffle_epi8(*row, swap);
                 }
-            });
+            }
             // Within each 128-bit lane j, after two rounds of unpacking, quarter[g][c] holds
             // word 4j + c of rows 4g..4g+3; the 128-bit lanes then move into place.
-            let quarter: [[__m512i; 4]; 4] = std::array::from_fn(|g| {
+            let mut quarter = [[_mm512_setzero_si512(); 4]; 4];
+            for (g, quarter) in quarter.iter_mut().enumerate() {
                 let r = &rows[4 * g..4 * g + 4];
                 let t0 = _mm512_unpacklo_epi32(r[0], r[1]);
                 let t1 = _mm512_unpackhi_epi32(r[0], r[1]);
                 let t2 = _mm512_unpacklo_epi32(r[2], r[3]);
                 let t3 = _mm512_unpackhi_epi32(r[2], r[3]);
-                [
+                *quarter = [
                     _mm512_unpacklo_epi64(t0, t2),
                     _mm512_unpackhi_epi64(t0, t2),
                     _mm512_unpacklo_epi64(t1, t3),
                     _mm512_unpackhi_epi64(t1, t3),
-                ]
-            });
+                ];
+            }
             let mut words = [_mm512_setzero_si512(); 16];
             for c in 0..4 {
-                let moved = transpose_128_bit_lanes(std::array::from_fn(|g| quarter[g][c]));
+                let moved = transpose_128_bit_lanes([
+                    quarter[0][c],
+                    quarter[1][c],
+                    quarter[2][c],
+                    quarter[3][c],
+                ]);
                 for (j, vector) in moved.into_iter().enumerate() {
                     words[4 * j + c] = vector;
                 }
@@ -220,23 +227,25 @@ impl Lanes for Avx512x8 {
             ));
             let mut words = [_mm512_setzero_si512(); 16];
             for half in 0..2 {
-                let rows: [__m512i; 8] = std::array::from_fn(|lane| {
-                    let row = _mm512_loadu_si512(blocks[lane].add(64 * half).cast());
+                // Plain loops, as for sixteen lanes.
+                let mut rows = [_mm512_setzero_si512(); 8];
+                for (row, block) in rows.iter_mut().zip(blocks) {
+                    *row = _mm512_loadu_si512(block.add(64 * half).cast());
                     if big_endian {
-                        _mm512_shuffle_epi8(row, swap)
-                    } else {
-                        row
+                        *row = _mm512_shuffle_epi8(*row, swap);
                     }
-                });
+                }
                 // Within each 128-bit lane j, pair[p][c] holds word 2j + c of rows 2p, 2p+1.
-                let pair: [[__m512i; 2]; 4] = std::array::from_fn(|p| {
-                    [
+                let mut pair = [[_mm512_setzero_si512(); 2]; 4];
+                for (p, pair) in pair.iter_mut().enumerate() {
+                    *pair = [
                         _mm512_unpacklo_epi64(rows[2 * p], rows[2 * p + 1]),
                         _mm512_unpackhi_epi64(rows[2 * p], rows[2 * p + 1]),
-                    ]
-                });
+                    ];
+                }
                 for c in 0..2 {
-                    let moved = transpose_128_bit_lanes(std::array::from_fn(|p| pair[p][c]));
+                    let moved =
+                        transpose_128_bit_lanes([pair[0][c], pair[1][c], pair[2][c], pair[3][c]]);
                     for (j, vector) in moved.into_iter().enumerate() {
                         words[8 * half + 2 * j + c] = vector;
                     }

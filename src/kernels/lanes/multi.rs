@@ -111,7 +111,7 @@ pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
     let mut lanes: [Option<Lane>; MAX_LANES] = Default::default();
     let mut waiting = messages.iter().enumerate();
     let mut spilled: Spilled<H::Word> = [[H::Word::default(); MAX_LANES]; 8];
-    let mut state: [L::Vector; 8] = std::array::from_fn(|_| ops.splat(H::Word::default()));
+    let mut state = [ops.splat(H::Word::default()); 8];
     loop {
         // Start waiting messages in idle lanes; the state goes through memory only then.
         let idle = lanes[..L::LANES].iter().any(Option::is_none);
@@ -195,7 +195,10 @@ pub(crate) fn step<H: LaneHash, L: Lanes<Word = H::Word>>(
     assert!(pieces.len() <= L::LANES);
     assert!(len.is_multiple_of(block) && pieces.iter().all(|piece| piece.len() == len));
     let idle_block = [0u8; 128];
-    let mut state: [L::Vector; 8] = std::array::from_fn(|word| ops.load_words(&step.spilled[word]));
+    let mut state = [ops.splat(H::Word::default()); 8];
+    for (vector, words) in state.iter_mut().zip(&step.spilled) {
+        *vector = ops.load_words(words);
+    }
     for at in (0..len).step_by(block) {
         let mut blocks = [idle_block.as_ptr(); MAX_LANES];
         for (pointer, piece) in blocks.iter_mut().zip(pieces) {
@@ -243,7 +246,10 @@ pub(crate) fn finish<H: LaneHash, L: Lanes<Word = H::Word>>(
         .map(|(index, tail)| Lane::new::<H>(index, tail, total))
         .collect();
     let idle_block = [0u8; 128];
-    let mut state: [L::Vector; 8] = std::array::from_fn(|word| ops.load_words(&step.spilled[word]));
+    let mut state = [ops.splat(H::Word::default()); 8];
+    for (vector, words) in state.iter_mut().zip(&step.spilled) {
+        *vector = ops.load_words(words);
+    }
     let tail_blocks = lanes.first().map_or(0, |lane| lane.total_blocks);
     for at in 0..tail_blocks {
         let mut blocks = [idle_block.as_ptr(); MAX_LANES];
