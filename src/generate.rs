@@ -73,9 +73,11 @@ Forces kernels instead of the fastest this CPU runs, for bug reports and tests. 
 comma\-separated list of \fIKERNEL\fR (every algorithm that has that kernel) or
 \fIALGORITHM\fR=\fIKERNEL\fR entries; later entries win. \fBportable\fR forces plain code that
 uses no CPU extension, for every algorithm. \fBfasthash \-\-list\-kernels\fR shows the kernels
-(portable, sha\-ext, ring\-asm, simd, avx2, clmul, vpclmulqdq), which of them this CPU runs and the one in
-use; \fB\-\-debug\fR names the kernel at each run. An unknown kernel, or one this CPU cannot
-run, is a usage error (exit 2), never a silent fallback.
+(portable, sha\-ext, ring\-asm, simd, avx2, avx512, clmul, vpclmulqdq), which of them this CPU
+runs and the one in use; \fB\-\-debug\fR names the kernel at each run. An unknown kernel, or one
+this CPU cannot run, is a usage error (exit 2), never a silent fallback. Whatever is chosen or
+forced is checked the first time it is used against the portable kernel on known messages; a
+kernel that fails is reported once on standard error and replaced by the portable one.
 .SH "CAVEATS"
 Files of 4 MiB and more are mapped into memory (\fB\-\-no\-mmap\fR reads them instead). A file
 that is truncated, extended or rewritten while fasthash hashes it is reported as
