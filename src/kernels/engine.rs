@@ -88,10 +88,13 @@ impl Engine {
         (self.one_shot)(data)
     }
 
-    /// Several whole messages, side by side where the engine can.
+    /// Several whole messages, side by side where the engine can and enough of them fill its
+    /// lanes: at least half. Fewer are hashed one by one, because a lane alone runs at a
+    /// fraction of the single-stream code (a sixteenth of 3.9 GB/s for SHA-256, against 2.0
+    /// for SHA-NI).
     pub fn hash_many(&self, messages: &[&[u8]]) -> Vec<Digest> {
         match &self.lanes {
-            Some(lanes) if messages.len() > 1 => (lanes.many)(messages),
+            Some(lanes) if 2 * messages.len() >= lanes.width => (lanes.many)(messages),
             _ => messages.iter().map(|message| self.hash(message)).collect(),
         }
     }
