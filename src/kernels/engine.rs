@@ -99,6 +99,34 @@ impl Engine {
         }
     }
 
+    /// Which of a batch of messages (given by their lengths) to hash side by side: none
+    /// without lanes; otherwise all but the longest ones that would be left alone in a lane at
+    /// the end (a message longer than the batch's total over the lane count), and none if what
+    /// remains fills fewer than half the lanes. The others are worth more on their own, each on
+    /// its own core at the single-stream engine's speed.
+    pub fn side_by_side(&self, lengths: &[usize]) -> Vec<bool> {
+        let Some(lanes) = self.lanes else {
+            return vec![false; lengths.len()];
+        };
+        let mut together = vec![true; lengths.len()];
+        let mut order: Vec<usize> = (0..lengths.len()).collect();
+        order.sort_by_key(|&index| std::cmp::Reverse(lengths[index]));
+        let mut total: usize = lengths.iter().sum();
+        let mut count = lengths.len();
+        for index in order {
+            if lengths[index].saturating_mul(lanes.width) <= total {
+                break;
+            }
+            together[index] = false;
+            total -= lengths[index];
+            count -= 1;
+        }
+        if 2 * count < lanes.width {
+            together.fill(false);
+        }
+        together
+    }
+
     /// How many messages to hand [`Engine::hash_many`] at once: two lanes' worth, so a lane
     /// that finishes early finds another message waiting; one without lanes.
     pub fn batch_size(&self) -> usize {
@@ -341,6 +369,32 @@ mod tests {
             assert!(std::ptr::eq(kept, engine), "{}", engine.label());
             assert!(warnings.is_empty(), "{warnings:?}");
         }
+    }
+
+    #[test]
+    fn only_messages_that_keep_the_lanes_busy_go_side_by_side() {
+        let lanes = Engine {
+            lanes: Some(Lanes {
+                width: 16,
+                many: |_| unreachable!("not hashed here"),
+                stepped: || unreachable!("not hashed here"),
+            }),
+            ..WRONG_ONE_SHOT
+        };
+        // A large file among many small ones goes alone; the small ones fill the lanes.
+        let mut mixed = vec![4096; 40];
+        mixed.push(3_900_000);
+        let split = lanes.side_by_side(&mixed);
+        assert_eq!(split.iter().filter(|&&t| t).count(), 40);
+        assert!(!split[40]);
+        // Equal files that fill the lanes go side by side; half as many (break-even at best)
+        // and two files go one by one, on every core.
+        assert!(lanes.side_by_side(&[262_144; 32]).iter().all(|&t| t));
+        assert!(lanes.side_by_side(&[262_144; 16]).iter().all(|&t| t));
+        assert!(lanes.side_by_side(&[262_144; 8]).iter().all(|&t| !t));
+        assert!(lanes.side_by_side(&[3_000_000; 2]).iter().all(|&t| !t));
+        assert!(lanes.side_by_side(&[]).is_empty());
+        assert!(WRONG_ONE_SHOT.side_by_side(&[4096; 40]).iter().all(|&t| !t));
     }
 
     #[test]
