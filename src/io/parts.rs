@@ -60,8 +60,7 @@ fn part_range(index: u64, size: u64, part_size: u64) -> (u64, u64) {
 }
 
 /// How many parts a task hashes in step, when lanes pay: the narrowest lane engine's width, at
-/// least four parts busy, and a group for every thread. Parts of 128 bytes or less are not
-/// worth reading in step.
+/// least four parts busy, and a group for every thread.
 fn group_size(count: u64, main: &Engine, md5: Option<&Engine>) -> Option<usize> {
     let width = [Some(main), md5]
         .into_iter()
@@ -87,36 +86,31 @@ impl GroupState {
         }
     }
 
-    /// Pieces of every part, all the same length; `last` when they end the parts.
-    fn update(&mut self, pieces: &[&[u8]], last: bool) -> Option<Vec<Digest>> {
+    /// Pieces of every part, all the same length.
+    fn update(&mut self, pieces: &[&[u8]]) {
         match self {
-            GroupState::Lanes(stepped) => {
-                // Whole 128-byte blocks go in step; the last piece's rest is each part's tail.
-                let whole = if last {
-                    pieces[0].len() / 128 * 128
-                } else {
-                    pieces[0].len()
-                };
-                stepped.update(&pieces.iter().map(|p| &p[..whole]).collect::<Vec<_>>());
-                last.then(|| {
-                    let stepped = std::mem::replace(self, GroupState::Each(Vec::new()));
-                    let GroupState::Lanes(stepped) = stepped else {
-                        unreachable!("matched above")
-                    };
-                    stepped.finish(&pieces.iter().map(|p| &p[whole..]).collect::<Vec<_>>())
-                })
-            }
+            GroupState::Lanes(stepped) => stepped.update(pieces),
             GroupState::Each(hashers) => {
                 for (hasher, piece) in hashers.iter_mut().zip(pieces) {
                     hasher.update(piece);
                 }
-                last.then(|| {
-                    std::mem::take(hashers)
-                        .into_iter()
-                        .map(Hasher::finalize)
-                        .collect()
-                })
             }
+        }
+    }
+
+    /// Every part's digest after its last pieces (any length: the lanes hash whole blocks of
+    /// them in step and pad the rest).
+    fn finish(self, pieces: &[&[u8]]) -> Vec<Digest> {
+        match self {
+            GroupState::Lanes(stepped) => stepped.finish(pieces),
+            GroupState::Each(hashers) => hashers
+                .into_iter()
+                .zip(pieces)
+                .map(|(mut hasher, piece)| {
+                    hasher.update(piece);
+                    hasher.finalize()
+                })
+                .collect(),
         }
     }
 }
@@ -162,9 +156,8 @@ fn hash_in_step(
         .iter()
         .map(|_| vec![0u8; BUFFER.min(part_size as usize)])
         .collect();
-    let (mut digests, mut md5s) = (Vec::new(), None);
     let mut offset = 0u64;
-    while offset < part_size {
+    loop {
         // BUFFER is whole blocks, so only the last piece can end in a partial block.
         let want = BUFFER.min((part_size - offset) as usize);
         for (buffer, &(start, _)) in buffers.iter_mut().zip(ranges) {
@@ -175,27 +168,26 @@ fn hash_in_step(
                 })?;
         }
         offset += want as u64;
-        let last = offset == part_size;
         let pieces: Vec<&[u8]> = buffers.iter().map(|buffer| &buffer[..want]).collect();
-        if let Some(done) = main_state.update(&pieces, last) {
-            digests = done;
+        if offset < part_size {
+            main_state.update(&pieces);
+            if let Some(state) = md5_state.as_mut() {
+                state.update(&pieces);
+            }
+            continue;
         }
-        if let Some(done) = md5_state
-            .as_mut()
-            .and_then(|state| state.update(&pieces, last))
-        {
-            md5s = Some(done);
-        }
+        let digests = main_state.finish(&pieces);
+        let md5s = md5_state.map(|state| state.finish(&pieces));
+        return Ok(digests
+            .into_iter()
+            .enumerate()
+            .map(|(index, digest)| PartDigest {
+                digest,
+                md5: md5s.as_ref().map(|md5s| md5s[index]),
+                len: part_size,
+            })
+            .collect());
     }
-    Ok(digests
-        .into_iter()
-        .enumerate()
-        .map(|(index, digest)| PartDigest {
-            digest,
-            md5: md5s.as_ref().map(|md5s| md5s[index]),
-            len: part_size,
-        })
-        .collect())
 }
 
 /// How many parts a `size`-byte object has when cut every `part_size` bytes.

@@ -31,6 +31,7 @@ use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::ops::Range;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::SystemTime;
 
@@ -99,10 +100,10 @@ pub fn hash_input(
     }
 }
 
-/// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] are read whole and
-/// hashed side by side when the algorithm's engine can ([`crate::kernels::hash_many`]: sixteen
-/// at a time on AVX-512 for MD5, SHA-1 and SHA-256), everything else one by one on the pool,
-/// exactly as [`hash_input`].
+/// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the
+/// engine's lanes busy ([`crate::kernels::engine::Engine::side_by_side`]) are read whole and
+/// hashed side by side (sixteen at a time on AVX-512 for MD5, SHA-1 and SHA-256), everything
+/// else one by one on the pool, exactly as [`hash_input`].
 pub fn hash_inputs(
     inputs: &[&Input],
     algorithm: Algorithm,
@@ -117,50 +118,63 @@ pub fn hash_inputs(
             .collect();
     }
     let mut results: Vec<Option<io::Result<Digest>>> = inputs.iter().map(|_| None).collect();
-    // The regular files small enough to read whole, kept open, and which of them keep the
-    // engine's lanes busy; the others are hashed the usual way, each on its own, on every core.
+    // Every path opened once, with the size of those small enough to read whole; which of
+    // those keep the engine's lanes busy decides what is read whole. The others are hashed the
+    // usual way, each on its own, on every core, beside the lanes.
     let engine = engine::chosen(algorithm);
-    let mut small: Vec<(usize, File, usize)> = Vec::new();
+    let mut opened: Vec<(usize, File, Option<usize>)> = Vec::new();
+    let mut alone: Vec<(usize, Option<File>)> = Vec::new();
     for (index, input) in inputs.iter().enumerate() {
-        match small_file(input, options) {
-            Ok(Some((file, len))) => small.push((index, file, len)),
-            Ok(None) => {}
+        let Input::Path(path) = input else {
+            alone.push((index, None));
+            continue;
+        };
+        match open_with_small_size(path, options) {
+            Ok((file, small)) => opened.push((index, file, small)),
             Err(error) => results[index] = Some(Err(error)),
         }
     }
-    let lengths: Vec<usize> = small.iter().map(|(_, _, len)| *len).collect();
-    let together = engine.side_by_side(&lengths);
+    let small_lengths: Vec<usize> = opened.iter().filter_map(|(_, _, len)| *len).collect();
+    let mut together = engine.side_by_side(&small_lengths).into_iter();
     // Buffers are kept per thread from batch to batch: a fresh allocation for each file cost
     // more in page faults than the hashing (454 ms of system time against 176 ms of user time
     // for 2,000 files of 256 KiB on one thread).
     let mut pool = BATCH_BUFFERS.with(|pool| std::mem::take(&mut *pool.borrow_mut()));
     let mut whole: Vec<(usize, Vec<u8>)> = Vec::new();
-    for ((index, file, len), together) in small.into_iter().zip(together) {
-        if !together {
+    for (index, file, small) in opened {
+        let Some(len) = small.filter(|_| together.next() == Some(true)) else {
+            alone.push((index, Some(file)));
             continue;
-        }
+        };
         let mut buffer = pool.pop().unwrap_or_default();
         buffer.clear();
         buffer.resize(len, 0);
         match read_once(&file, &mut buffer) {
             Ok(read) if read == len => whole.push((index, buffer)),
-            // A short read (a file that shrank, one in /sys): the usual way.
-            Ok(_) => pool.push(buffer),
+            Ok(_) => {
+                // A short read (a file that shrank, one in /sys): the usual way, from the start.
+                alone.push((index, None));
+                pool.push(buffer);
+            }
             Err(error) => {
                 results[index] = Some(Err(error));
                 pool.push(buffer);
             }
         }
     }
-    let rest: Vec<usize> = (0..inputs.len())
-        .filter(|&index| results[index].is_none() && !whole.iter().any(|(i, _)| *i == index))
-        .collect();
     let messages: Vec<&[u8]> = whole.iter().map(|(_, bytes)| bytes.as_slice()).collect();
     let (digests, hashed) = rayon::join(
         || engine.hash_many(&messages),
         || {
-            rest.par_iter()
-                .map(|&index| hash_input(inputs[index], algorithm, options))
+            alone
+                .into_par_iter()
+                .map(|(index, file)| {
+                    let result = match file {
+                        Some(file) => hash_file(file, algorithm, options),
+                        None => hash_input(inputs[index], algorithm, options),
+                    };
+                    (index, result)
+                })
                 .collect::<Vec<_>>()
         },
     );
@@ -168,7 +182,7 @@ pub fn hash_inputs(
         count(bytes.len());
         results[*index] = Some(Ok(digest));
     }
-    for (index, result) in rest.into_iter().zip(hashed) {
+    for (index, result) in hashed {
         results[index] = Some(result);
     }
     pool.extend(whole.into_iter().map(|(_, buffer)| buffer));
@@ -183,22 +197,18 @@ thread_local! {
     static BATCH_BUFFERS: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A regular file under [`MAP_THRESHOLD`], open, with its size: one that may be read whole in
-/// one read(2) for hashing side by side. None for anything to be hashed the usual way: not a
-/// path, mapping forced, not a regular file, empty (as /proc files claim to be), or large.
-fn small_file(input: &Input, options: &ReadOptions) -> io::Result<Option<(File, usize)>> {
-    let Input::Path(path) = input else {
-        return Ok(None);
-    };
-    if options.mmap == MmapChoice::Always {
-        return Ok(None);
-    }
+/// A path of a batch, opened, with its size when it is a regular file under
+/// [`MAP_THRESHOLD`] that may be read whole in one read(2) for hashing side by side; None for
+/// anything to be hashed the usual way: mapping forced, not a regular file, empty (as /proc
+/// files claim to be), or large.
+fn open_with_small_size(path: &Path, options: &ReadOptions) -> io::Result<(File, Option<usize>)> {
     let file = super::long_paths::open_file(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() || metadata.len() == 0 || metadata.len() >= MAP_THRESHOLD {
-        return Ok(None);
+    if options.mmap == MmapChoice::Always {
+        return Ok((file, None));
     }
-    Ok(Some((file, metadata.len() as usize)))
+    let metadata = file.metadata()?;
+    let small = metadata.is_file() && metadata.len() > 0 && metadata.len() < MAP_THRESHOLD;
+    Ok((file, small.then_some(metadata.len() as usize)))
 }
 
 /// One read(2), retried only when a signal interrupted it.

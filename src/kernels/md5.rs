@@ -14,15 +14,6 @@
 //! 0.66 and `openssl speed -evp md5`'s 0.83. md-5 stays as the reference the tests compare
 //! this with.
 
-/// The streaming state.
-#[derive(Clone)]
-pub struct Md5 {
-    state: [u32; 4],
-    buffer: [u8; 64],
-    buffered: usize,
-    length: u64,
-}
-
 pub(super) const INITIAL: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 
 pub(super) const K: [u32; 64] = [
@@ -92,6 +83,38 @@ pub(super) const K: [u32; 64] = [
     0xeb86_d391,
 ];
 
+/// How a streaming state hashes whole 64-byte blocks: the scalar kernel here, or another
+/// (`md5_avx512`); buffering and padding are the same for all of them.
+pub(super) trait Blocks: Copy {
+    /// Hashes `blocks`, a whole number of 64-byte blocks, into `state`.
+    fn blocks(self, state: &mut [u32; 4], blocks: &[u8]);
+}
+
+/// The scalar kernel below.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Scalar;
+
+impl Blocks for Scalar {
+    fn blocks(self, state: &mut [u32; 4], blocks: &[u8]) {
+        for block in blocks.chunks_exact(64) {
+            compress(state, block.try_into().expect("64-byte chunk"));
+        }
+    }
+}
+
+/// The streaming state, on block function `B`.
+#[derive(Clone)]
+pub struct Md5State<B> {
+    state: [u32; 4],
+    buffer: [u8; 64],
+    buffered: usize,
+    length: u64,
+    blocks: B,
+}
+
+/// MD5 on the scalar kernel.
+pub type Md5 = Md5State<Scalar>;
+
 impl Default for Md5 {
     fn default() -> Md5 {
         Md5::new()
@@ -100,11 +123,18 @@ impl Default for Md5 {
 
 impl Md5 {
     pub fn new() -> Md5 {
-        Md5 {
+        Md5State::with_blocks(Scalar)
+    }
+}
+
+impl<B: Blocks> Md5State<B> {
+    pub(super) fn with_blocks(blocks: B) -> Md5State<B> {
+        Md5State {
             state: INITIAL,
             buffer: [0; 64],
             buffered: 0,
             length: 0,
+            blocks,
         }
     }
 
@@ -119,14 +149,12 @@ impl Md5 {
                 return;
             }
             let block = self.buffer;
-            compress(&mut self.state, &block);
+            self.blocks.blocks(&mut self.state, &block);
             self.buffered = 0;
         }
-        let mut blocks = data.chunks_exact(64);
-        for block in &mut blocks {
-            compress(&mut self.state, block.try_into().expect("64-byte chunk"));
-        }
-        let rest = blocks.remainder();
+        let whole = data.len() / 64 * 64;
+        self.blocks.blocks(&mut self.state, &data[..whole]);
+        let rest = &data[whole..];
         self.buffer[..rest.len()].copy_from_slice(rest);
         self.buffered = rest.len();
     }

@@ -36,9 +36,9 @@ impl Streaming for sha1_smol::Sha1 {
     }
 }
 
-impl Streaming for md5::Md5 {
+impl<B: md5::Blocks + Send> Streaming for md5::Md5State<B> {
     fn update(&mut self, data: &[u8]) {
-        md5::Md5::update(self, data)
+        md5::Md5State::update(self, data)
     }
     fn finalize(self: Box<Self>) -> Digest {
         Digest::from_slice(&(*self).finalize())
@@ -64,10 +64,30 @@ impl Streaming for xxhash_rust::xxh64::Xxh64 {
     }
 }
 
-/// xxhash-rust's XXH3 state, finished as XXH3-64 or XXH3-128.
-struct Xxh3<const WIDE: bool>(xxhash_rust::xxh3::Xxh3);
+/// An XXH3 state that gives both the 64- and the 128-bit hash: xxhash-rust's, or ours on a
+/// wider stripe loop (`xxh3`).
+pub(super) trait Xxh3State: Send {
+    fn update(&mut self, data: &[u8]);
+    fn digest64(&self) -> u64;
+    fn digest128(&self) -> u128;
+}
 
-impl<const WIDE: bool> Streaming for Xxh3<WIDE> {
+impl Xxh3State for xxhash_rust::xxh3::Xxh3 {
+    fn update(&mut self, data: &[u8]) {
+        xxhash_rust::xxh3::Xxh3::update(self, data)
+    }
+    fn digest64(&self) -> u64 {
+        self.digest()
+    }
+    fn digest128(&self) -> u128 {
+        xxhash_rust::xxh3::Xxh3::digest128(self)
+    }
+}
+
+/// An XXH3 state finished as XXH3-64 or XXH3-128 (`WIDE`), big-endian as xxhsum prints it.
+pub(super) struct Xxh3<S, const WIDE: bool>(pub(super) S);
+
+impl<S: Xxh3State, const WIDE: bool> Streaming for Xxh3<S, WIDE> {
     fn update(&mut self, data: &[u8]) {
         self.0.update(data)
     }
@@ -75,7 +95,7 @@ impl<const WIDE: bool> Streaming for Xxh3<WIDE> {
         if WIDE {
             Digest::from_slice(&self.0.digest128().to_be_bytes())
         } else {
-            Digest::from_slice(&self.0.digest().to_be_bytes())
+            Digest::from_slice(&self.0.digest64().to_be_bytes())
         }
     }
 }
@@ -96,7 +116,18 @@ fn through_streaming(engine: fn() -> Box<dyn Streaming>, data: &[u8]) -> Digest 
     state.finalize()
 }
 
+/// A portable engine: from a streaming state (whose one-shot call goes through that state),
+/// or from a streaming constructor and a one-shot call of its own.
 macro_rules! portable {
+    ($algorithm:expr, $describe:literal, state: $state:expr, $split:expr) => {
+        portable!(
+            $algorithm,
+            $describe,
+            || Box::new($state),
+            |data| through_streaming(|| Box::new($state), data),
+            $split
+        )
+    };
     ($algorithm:expr, $describe:literal, $streaming:expr, $one_shot:expr, $split:expr) => {
         Engine {
             algorithm: $algorithm,
@@ -117,29 +148,25 @@ pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Sha256,
         "fasthash, scalar",
-        || Box::new(sha2_portable::sha256::sha256()),
-        |data| through_streaming(|| Box::new(sha2_portable::sha256::sha256()), data),
+        state: sha2_portable::sha256::sha256(),
         Split::Whole
     ),
     portable!(
         Algorithm::Sha224,
         "fasthash, scalar",
-        || Box::new(sha2_portable::sha256::sha224()),
-        |data| through_streaming(|| Box::new(sha2_portable::sha256::sha224()), data),
+        state: sha2_portable::sha256::sha224(),
         Split::Whole
     ),
     portable!(
         Algorithm::Sha512,
         "fasthash, scalar",
-        || Box::new(sha2_portable::sha512::sha512()),
-        |data| through_streaming(|| Box::new(sha2_portable::sha512::sha512()), data),
+        state: sha2_portable::sha512::sha512(),
         Split::Whole
     ),
     portable!(
         Algorithm::Sha384,
         "fasthash, scalar",
-        || Box::new(sha2_portable::sha512::sha384()),
-        |data| through_streaming(|| Box::new(sha2_portable::sha512::sha384()), data),
+        state: sha2_portable::sha512::sha384(),
         Split::Whole
     ),
     portable!(
@@ -160,21 +187,20 @@ pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Blake3,
         "fasthash, scalar",
-        || Box::new(blake3_portable::Blake3::default()),
-        |data| through_streaming(|| Box::new(blake3_portable::Blake3::default()), data),
+        state: blake3_portable::Blake3::default(),
         Split::Whole
     ),
     portable!(
         Algorithm::Xxh3,
         "xxhash-rust crate, SSE2 on x86-64 (fixed when compiled)",
-        || Box::new(Xxh3::<false>(xxhash_rust::xxh3::Xxh3::new())),
+        || Box::new(Xxh3::<_, false>(xxhash_rust::xxh3::Xxh3::new())),
         |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
         Split::Whole
     ),
     portable!(
         Algorithm::Xxh128,
         "xxhash-rust crate, SSE2 on x86-64 (fixed when compiled)",
-        || Box::new(Xxh3::<true>(xxhash_rust::xxh3::Xxh3::new())),
+        || Box::new(Xxh3::<_, true>(xxhash_rust::xxh3::Xxh3::new())),
         |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
         Split::Whole
     ),
@@ -189,22 +215,19 @@ pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Crc64Nvme,
         "crc crate, 16 tables",
-        || Box::new(crc::Crc::tables(Algorithm::Crc64Nvme)),
-        |data| through_streaming(|| Box::new(crc::Crc::tables(Algorithm::Crc64Nvme)), data),
+        state: crc::Crc::tables(Algorithm::Crc64Nvme),
         Split::CrcCombine
     ),
     portable!(
         Algorithm::Crc32,
         "crc crate, 16 tables",
-        || Box::new(crc::Crc::tables(Algorithm::Crc32)),
-        |data| through_streaming(|| Box::new(crc::Crc::tables(Algorithm::Crc32)), data),
+        state: crc::Crc::tables(Algorithm::Crc32),
         Split::CrcCombine
     ),
     portable!(
         Algorithm::Crc32c,
         "crc crate, 16 tables",
-        || Box::new(crc::Crc::tables(Algorithm::Crc32c)),
-        |data| through_streaming(|| Box::new(crc::Crc::tables(Algorithm::Crc32c)), data),
+        state: crc::Crc::tables(Algorithm::Crc32c),
         Split::CrcCombine
     ),
 ];

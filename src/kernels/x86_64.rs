@@ -7,10 +7,11 @@
 
 use super::crates::{sha_extensions, RustCrypto};
 use super::detect::Capabilities;
-use super::engine::{always, Engine, Lanes, Split, Streaming};
+use super::engine::{always, Engine, Lanes, Split};
 use super::lanes::avx2::Avx2x8;
 use super::lanes::avx512::{Avx512x16, Avx512x8};
 use super::lanes::{self, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
+use super::portable::{Xxh3, Xxh3State};
 use super::{crc, crc_fold, md5, md5_avx512, xxh3, Algorithm, Digest, Kernel};
 
 /// Our AVX-512 tier: the lane kernels need F and BW (the byte shuffle that loads SHA's
@@ -20,15 +21,6 @@ fn avx512(caps: &Capabilities) -> bool {
 }
 
 const AVX512_NEEDS: &str = "AVX-512F, BW and VL";
-
-impl Streaming for md5_avx512::Md5Avx512 {
-    fn update(&mut self, data: &[u8]) {
-        md5_avx512::Md5Avx512::update(self, data)
-    }
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&md5_avx512::Md5Avx512::finalize(*self))
-    }
-}
 
 /// Where a message alone goes in a SHA-1/SHA-256 lane engine: the crate's SHA-NI, if any.
 fn lone_sha(caps: &Capabilities) -> &'static str {
@@ -71,19 +63,15 @@ macro_rules! vpclmulqdq {
     };
 }
 
-/// Our XXH3 state on stripe loop `K`, finished as XXH3-64 or XXH3-128.
-struct Xxh3Stream<K, const WIDE: bool>(xxh3::Xxh3Wide<K>);
-
-impl<K: xxh3::StripeLoop + Send, const WIDE: bool> Streaming for Xxh3Stream<K, WIDE> {
+impl<K: xxh3::StripeLoop + Send> Xxh3State for xxh3::Xxh3Wide<K> {
     fn update(&mut self, data: &[u8]) {
-        self.0.update(data)
+        xxh3::Xxh3Wide::update(self, data)
     }
-    fn finalize(self: Box<Self>) -> Digest {
-        if WIDE {
-            Digest::from_slice(&self.0.digest128().to_be_bytes())
-        } else {
-            Digest::from_slice(&self.0.digest64().to_be_bytes())
-        }
+    fn digest64(&self) -> u64 {
+        xxh3::Xxh3Wide::digest64(self)
+    }
+    fn digest128(&self) -> u128 {
+        xxh3::Xxh3Wide::digest128(self)
     }
 }
 
@@ -100,7 +88,7 @@ macro_rules! xxh3 {
             needs: $needs,
             describe: |_| format!("fasthash, {}", $needs),
             streaming: || match xxh3::Xxh3Wide::<$loop>::new() {
-                Some(state) => Box::new(Xxh3Stream::<$loop, $wide>(state)),
+                Some(state) => Box::new(Xxh3::<_, $wide>(state)),
                 None => (super::engine::portable($algorithm).streaming)(),
             },
             one_shot: |data| {
@@ -197,7 +185,7 @@ pub(super) static ENGINES: &[Engine] = &[
         describe: |_| {
             "fasthash, AVX-512: 16 files side by side (one alone: ternary logic on XMM)".into()
         },
-        streaming: || match md5_avx512::Md5Avx512::new() {
+        streaming: || match md5_avx512::new() {
             Some(state) => Box::new(state),
             None => Box::new(md5::Md5::new()),
         },

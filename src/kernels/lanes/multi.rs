@@ -327,6 +327,7 @@ impl<W: Word, const N: usize> LaneTier for super::model::Model<W, N> {
 /// Implements [`LaneTier`] for a token of the lane operations: each operation through one
 /// function compiled for the tier's instruction set (`$features`), into which the kernel and
 /// the lane operations inline.
+#[cfg(target_arch = "x86_64")]
 macro_rules! lane_tier {
     ($token:ty, $word:ty, $features:literal) => {
         impl $crate::kernels::lanes::multi::LaneTier for $token {
