@@ -94,8 +94,17 @@ macro_rules! ring {
             runs_on: always,
             preferred_on: always,
             needs: "nothing",
-            // ring does not say which of its paths it takes.
-            describe: |_| "ring crate, assembly chosen by ring".into(),
+            // ring does not say which of its paths it takes; on Arm it takes the SHA512
+            // instructions where the CPU has them, as detected here.
+            describe: |caps| {
+                if caps.arm_sha512 {
+                    "ring crate, Armv8.2 SHA512 instructions".into()
+                } else if caps.neon {
+                    "ring crate, scalar assembly".into()
+                } else {
+                    "ring crate, assembly chosen by ring".into()
+                }
+            },
             streaming: || Box::new(ring::digest::Context::new(&$ring)),
             one_shot: |data| Digest::from_slice(ring::digest::digest(&$ring, data).as_ref()),
             lanes: None,

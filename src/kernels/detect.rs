@@ -128,6 +128,9 @@ pub enum Kernel {
     /// fasthash's own AVX-512 code: MD5, SHA-1 and SHA-256 of sixteen files side by side,
     /// SHA-512 of eight, XXH3's loop on 512-bit registers.
     Avx512,
+    /// fasthash's own Arm NEON code: MD5 of sixteen files side by side, and SHA-1 and SHA-256
+    /// the same way on cores without the SHA instructions.
+    Neon,
     /// crc-fast's folding with carry-less multiplication (PCLMULQDQ, or PMULL on Arm).
     CarrylessMultiply,
     /// fasthash's CRC folding on 256-bit VPCLMULQDQ with AVX2.
@@ -136,13 +139,14 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, for parsing names.
-    const ALL: [Kernel; 8] = [
+    const ALL: [Kernel; 9] = [
         Kernel::Portable,
         Kernel::ShaExtensions,
         Kernel::RingAssembly,
         Kernel::Blake3Simd,
         Kernel::Avx2,
         Kernel::Avx512,
+        Kernel::Neon,
         Kernel::CarrylessMultiply,
         Kernel::Vpclmulqdq,
     ];
@@ -156,6 +160,7 @@ impl Kernel {
             Kernel::Blake3Simd => "simd",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
+            Kernel::Neon => "neon",
             Kernel::CarrylessMultiply => "clmul",
             Kernel::Vpclmulqdq => "vpclmulqdq",
         }
@@ -368,6 +373,78 @@ mod tests {
         assert_eq!(kernel(Algorithm::Xxh64, &caps), Kernel::Portable);
     }
 
+    /// Arm cores, from one without the crypto extensions (Cortex-A72 in a Raspberry Pi 4) to
+    /// Graviton 2 (SHA1/SHA2, PMULL, CRC) and Graviton 3 and 4 (SHA512 too).
+    #[test]
+    fn arm_cores_get_the_arm_engines() {
+        let ours = |kernel: Kernel, otherwise: Kernel| {
+            if cfg!(target_arch = "aarch64") {
+                kernel
+            } else {
+                otherwise
+            }
+        };
+        let no_crypto = Capabilities {
+            neon: true,
+            ..Capabilities::default()
+        };
+        let graviton2 = Capabilities {
+            arm_sha2: true,
+            arm_crc: true,
+            arm_pmull: true,
+            ..no_crypto
+        };
+        let graviton3 = Capabilities {
+            arm_sha512: true,
+            ..graviton2
+        };
+        for caps in [graviton2, graviton3] {
+            // MD5 has no instruction: sixteen files side by side in NEON lanes.
+            assert_eq!(
+                kernel(Algorithm::Md5, &caps),
+                ours(Kernel::Neon, Kernel::Portable)
+            );
+            // One stream on the SHA instructions beats sixteen NEON lanes sharing a core.
+            for algorithm in [Algorithm::Sha1, Algorithm::Sha224, Algorithm::Sha256] {
+                assert_eq!(kernel(algorithm, &caps), Kernel::ShaExtensions);
+            }
+            for algorithm in [Algorithm::Crc32, Algorithm::Crc32c, Algorithm::Crc64Nvme] {
+                assert_eq!(kernel(algorithm, &caps), Kernel::CarrylessMultiply);
+            }
+            // ring takes its SHA512-instruction path itself where the CPU has one.
+            assert_eq!(kernel(Algorithm::Sha512, &caps), Kernel::RingAssembly);
+            assert_eq!(kernel(Algorithm::Blake3, &caps), Kernel::Blake3Simd);
+            assert_eq!(kernel(Algorithm::Xxh3, &caps), Kernel::Portable);
+        }
+        // Without the SHA instructions, SHA-1 and SHA-256 go side by side in NEON lanes too.
+        for algorithm in [
+            Algorithm::Md5,
+            Algorithm::Sha1,
+            Algorithm::Sha224,
+            Algorithm::Sha256,
+        ] {
+            assert_eq!(
+                kernel(algorithm, &no_crypto),
+                ours(Kernel::Neon, Kernel::Portable),
+                "{algorithm}"
+            );
+        }
+        assert_eq!(kernel(Algorithm::Crc32c, &no_crypto), Kernel::Portable);
+        // No x86 engine is even built for Arm (our 256-bit CRC folding among them).
+        if cfg!(target_arch = "aarch64") {
+            for engine in engine::all() {
+                assert!(
+                    !matches!(
+                        engine.kernel,
+                        Kernel::Avx2 | Kernel::Avx512 | Kernel::Vpclmulqdq
+                    ),
+                    "{}",
+                    engine.label()
+                );
+            }
+        }
+    }
+
     #[test]
     fn forcing_parses_tiers_and_pairs() {
         let caps = Capabilities {
@@ -405,6 +482,10 @@ mod tests {
         if cfg!(target_arch = "x86_64") {
             let error = parse_forced("md5=avx512", &caps).unwrap_err();
             assert!(error.contains("AVX-512F, BW and VL"), "{error}");
+        }
+        if cfg!(target_arch = "aarch64") {
+            let error = parse_forced("md5=neon", &Capabilities::default()).unwrap_err();
+            assert!(error.contains("needs NEON"), "{error}");
         }
     }
 

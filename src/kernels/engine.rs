@@ -2,8 +2,9 @@
 //! implementation needs of the CPU, how to stream, hash at once or hash many messages side by
 //! side with it, and how a large file may be split across threads for it.
 //!
-//! Each module that owns code lists its own engines (`portable`, `crates`, `x86_64`); the
-//! table is their concatenation, fastest first. Choosing is three steps, as in crc-fast:
+//! Each module that owns code lists its own engines (`portable`, `crates`, `x86_64`,
+//! `aarch64`); the table is their concatenation, fastest first. Choosing is three steps, as
+//! in crc-fast:
 //! detect the CPU once ([`Capabilities::get`]), select purely ([`select`], tested on made-up
 //! CPUs), and cache the choice per algorithm ([`chosen`]), which also runs the engine's
 //! self-check the first time: an engine that disagrees with the portable one on a few known
@@ -167,7 +168,9 @@ impl Engine {
 pub fn all() -> impl Iterator<Item = &'static Engine> {
     #[cfg(target_arch = "x86_64")]
     let ours = super::x86_64::ENGINES;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    let ours = super::aarch64::ENGINES;
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let ours: &[Engine] = &[];
     ours.iter()
         .chain(super::crates::ENGINES)

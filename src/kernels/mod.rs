@@ -4,6 +4,8 @@
 //! Nothing outside this module matches on algorithm names: the CLI, the formatters and `--check`
 //! all look an algorithm up in [`ALGORITHMS`].
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 mod blake3_portable;
 mod crates;
 mod crc;
@@ -12,14 +14,14 @@ mod crc_fold;
 pub mod detect;
 mod digest;
 pub mod engine;
-// Lane kernels run on x86-64 (AVX-512, AVX2); elsewhere only their tests use them, on the
-// portable model, until an Arm tier exists.
-#[cfg(any(target_arch = "x86_64", test))]
+// Lane kernels run on x86-64 (AVX-512, AVX2) and Arm (NEON); elsewhere only their tests use
+// them, on the portable model.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", test))]
 #[cfg_attr(
-    not(target_arch = "x86_64"),
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
     allow(
         dead_code,
-        reason = "no lane engine on this architecture yet; the tests use the model"
+        reason = "no lane engine on this architecture; the tests use the model"
     )
 )]
 mod lanes;

@@ -4,7 +4,8 @@
 //! and self-checked against at first use, and what a CPU with nothing else falls back on. The
 //! crates of the fast engines pick SHA-NI or AVX2 by themselves and cannot be told not to, so
 //! these are separate code: our SHA-2, MD5 and BLAKE3, sha1_smol, the crc crate's tables, and
-//! xxhash-rust (whose SIMD width is fixed when it is compiled: SSE2, x86-64's baseline).
+//! xxhash-rust (whose SIMD width is fixed when it is compiled: SSE2 or NEON, the baselines of
+//! x86-64 and AArch64).
 
 use super::engine::{always, Engine, Split, Streaming};
 use super::{blake3_portable, crc, md5, sha2_portable, Algorithm, Digest, Kernel};
@@ -116,10 +117,20 @@ fn through_streaming(engine: fn() -> Box<dyn Streaming>, data: &[u8]) -> Digest 
     state.finalize()
 }
 
+/// The vectors xxhash-rust's XXH3 loop was compiled for: each architecture's baseline, which
+/// every CPU of that architecture has, so choosing when compiling loses nothing.
+const XXH3_VECTORS: &str = if cfg!(target_arch = "x86_64") {
+    "xxhash-rust crate, SSE2 (x86-64's baseline, fixed when compiled)"
+} else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+    "xxhash-rust crate, NEON (AArch64's baseline, fixed when compiled)"
+} else {
+    "xxhash-rust crate, scalar"
+};
+
 /// A portable engine: from a streaming state (whose one-shot call goes through that state),
 /// or from a streaming constructor and a one-shot call of its own.
 macro_rules! portable {
-    ($algorithm:expr, $describe:literal, state: $state:expr, $split:expr) => {
+    ($algorithm:expr, $describe:expr, state: $state:expr, $split:expr) => {
         portable!(
             $algorithm,
             $describe,
@@ -128,7 +139,7 @@ macro_rules! portable {
             $split
         )
     };
-    ($algorithm:expr, $describe:literal, $streaming:expr, $one_shot:expr, $split:expr) => {
+    ($algorithm:expr, $describe:expr, $streaming:expr, $one_shot:expr, $split:expr) => {
         Engine {
             algorithm: $algorithm,
             kernel: Kernel::Portable,
@@ -192,14 +203,14 @@ pub(super) static ENGINES: &[Engine] = &[
     ),
     portable!(
         Algorithm::Xxh3,
-        "xxhash-rust crate, SSE2 on x86-64 (fixed when compiled)",
+        XXH3_VECTORS,
         || Box::new(Xxh3::<_, false>(xxhash_rust::xxh3::Xxh3::new())),
         |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
         Split::Whole
     ),
     portable!(
         Algorithm::Xxh128,
-        "xxhash-rust crate, SSE2 on x86-64 (fixed when compiled)",
+        XXH3_VECTORS,
         || Box::new(Xxh3::<_, true>(xxhash_rust::xxh3::Xxh3::new())),
         |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
         Split::Whole

@@ -7,10 +7,10 @@
 
 use super::crates::{sha_extensions, RustCrypto};
 use super::detect::Capabilities;
-use super::engine::{always, Engine, Lanes, Split};
+use super::engine::{always, Engine, Split};
 use super::lanes::avx2::Avx2x8;
 use super::lanes::avx512::{Avx512x16, Avx512x8};
-use super::lanes::{self, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
+use super::lanes::{self, lane_engine, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
 use super::portable::{Xxh3, Xxh3State};
 use super::{crc, crc_fold, md5, md5_avx512, xxh3, Algorithm, Digest, Kernel};
 
@@ -109,38 +109,11 @@ macro_rules! xxh3 {
     };
 }
 
-/// An engine that hashes `$width` files side by side on lane tier `$tier` with lane kernel
-/// `$hash`, and a message alone through `$streaming` / `$one_shot`.
-macro_rules! lane_engine {
-    (
-        $algorithm:expr, $kernel:expr, runs_on: $runs_on:expr, needs: $needs:expr,
-        describe: $describe:expr, streaming: $streaming:expr, one_shot: $one_shot:expr,
-        lanes: $width:literal x $tier:ty, $hash:ty, $variant:expr
-    ) => {
-        Engine {
-            algorithm: $algorithm,
-            kernel: $kernel,
-            runs_on: $runs_on,
-            preferred_on: always,
-            needs: $needs,
-            describe: $describe,
-            streaming: $streaming,
-            one_shot: $one_shot,
-            lanes: Some(Lanes {
-                width: $width,
-                many: |messages| lanes::many::<$tier, $hash>(&$variant, messages),
-                stepped: || lanes::in_step::<$tier, $hash>(&$variant),
-            }),
-            split: Split::Whole,
-        }
-    };
-}
-
 /// SHA-224/256 sixteen files side by side on AVX-512; a message alone on the sha2 crate.
 macro_rules! sha256_avx512 {
     ($algorithm:expr, $variant:expr, $state:ty) => {
         lane_engine!(
-            $algorithm, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+            $algorithm, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
             describe: |caps| format!(
                 "fasthash, AVX-512: 16 files side by side (one alone: sha2 crate, {})",
                 lone_sha(caps)
@@ -156,7 +129,7 @@ macro_rules! sha256_avx512 {
 macro_rules! sha512_avx512 {
     ($algorithm:expr, $variant:expr, $ring:expr) => {
         lane_engine!(
-            $algorithm, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+            $algorithm, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
             describe: |_| "fasthash, AVX-512: 8 files side by side (one alone: ring crate)".into(),
             streaming: || Box::new(ring::digest::Context::new(&$ring)),
             one_shot: |data| Digest::from_slice(ring::digest::digest(&$ring, data).as_ref()),
@@ -171,7 +144,7 @@ pub(super) static ENGINES: &[Engine] = &[
     sha512_avx512!(Algorithm::Sha512, sha2::SHA512, ::ring::digest::SHA512),
     sha512_avx512!(Algorithm::Sha384, sha2::SHA384, ::ring::digest::SHA384),
     lane_engine!(
-        Algorithm::Sha1, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+        Algorithm::Sha1, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
         describe: |caps| format!(
             "fasthash, AVX-512: 16 files side by side (one alone: sha1 crate, {})",
             lone_sha(caps)
@@ -181,7 +154,7 @@ pub(super) static ENGINES: &[Engine] = &[
         lanes: 16 x Avx512x16, Sha1Lanes, lanes::sha1::SHA1
     ),
     lane_engine!(
-        Algorithm::Md5, Kernel::Avx512, runs_on: avx512, needs: AVX512_NEEDS,
+        Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
         describe: |_| {
             "fasthash, AVX-512: 16 files side by side (one alone: ternary logic on XMM)".into()
         },
@@ -196,7 +169,7 @@ pub(super) static ENGINES: &[Engine] = &[
     ),
     // MD5 is one serial chain: AVX2 helps only by hashing several files at once.
     lane_engine!(
-        Algorithm::Md5, Kernel::Avx2, runs_on: |caps| caps.avx2, needs: "AVX2",
+        Algorithm::Md5, Kernel::Avx2, runs_on: |caps| caps.avx2, preferred_on: always, needs: "AVX2",
         describe: |_| "fasthash, AVX2: 8 files side by side (one alone: scalar)".into(),
         streaming: || Box::new(md5::Md5::new()),
         one_shot: |data| Digest::from_slice(&md5::digest(data)),

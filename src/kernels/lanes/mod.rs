@@ -9,7 +9,8 @@
 //!   are tested where the CPU has no vector unit of that width;
 //! - `avx512::Avx512x16` / `avx512::Avx512x8`, where each operation is an intrinsic or two,
 //!   and everything is inlined into one `#[target_feature]` function per entry point;
-//! - `avx2::Avx2x8`, the same kernels eight lanes wide on AVX2.
+//! - `avx2::Avx2x8`, the same kernels eight lanes wide on AVX2;
+//! - `neon::NeonX16`, sixteen lanes in four NEON registers on Arm.
 //!
 //! [`multi`] schedules messages onto lanes (a lane whose message ends takes the next one, so a
 //! tree of mixed sizes keeps the lanes busy) and pads each message's tail, for all algorithms.
@@ -21,7 +22,18 @@ pub(crate) mod avx512;
 pub(crate) mod md5;
 pub(crate) mod model;
 pub(crate) mod multi;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon;
 pub(crate) mod sha1;
+// On Arm there are no SHA-384/512 lanes: scalar code with native 64-bit rotates is about as
+// fast as two 64-bit NEON lanes (see the README's Arm section).
+#[cfg_attr(
+    target_arch = "aarch64",
+    allow(
+        dead_code,
+        reason = "the 64-bit lane kernel runs on x86-64 and in tests"
+    )
+)]
 pub(crate) mod sha2;
 
 use crate::kernels::engine::Stepped;
@@ -148,6 +160,36 @@ pub(crate) trait Lanes: Copy {
     /// `blocks` has `LANES` pointers, each to `16 * Word::BYTES` readable bytes.
     unsafe fn load_blocks(self, blocks: &[*const u8], big_endian: bool) -> [Self::Vector; 16];
 }
+
+/// An engine table entry that hashes `$width` files side by side on lane tier `$tier` with
+/// lane kernel `$hash`, and a message alone through `$streaming` / `$one_shot`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! lane_engine {
+    (
+        $algorithm:expr, $kernel:expr, runs_on: $runs_on:expr, preferred_on: $preferred_on:expr,
+        needs: $needs:expr, describe: $describe:expr, streaming: $streaming:expr,
+        one_shot: $one_shot:expr, lanes: $width:literal x $tier:ty, $hash:ty, $variant:expr
+    ) => {
+        $crate::kernels::engine::Engine {
+            algorithm: $algorithm,
+            kernel: $kernel,
+            runs_on: $runs_on,
+            preferred_on: $preferred_on,
+            needs: $needs,
+            describe: $describe,
+            streaming: $streaming,
+            one_shot: $one_shot,
+            lanes: Some($crate::kernels::engine::Lanes {
+                width: $width,
+                many: |messages| $crate::kernels::lanes::many::<$tier, $hash>(&$variant, messages),
+                stepped: || $crate::kernels::lanes::in_step::<$tier, $hash>(&$variant),
+            }),
+            split: $crate::kernels::engine::Split::Whole,
+        }
+    };
+}
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) use lane_engine;
 
 /// The truth tables of the functions the kernels use, named for what they compute.
 pub(crate) mod table {

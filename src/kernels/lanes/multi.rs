@@ -327,7 +327,7 @@ impl<W: Word, const N: usize> LaneTier for super::model::Model<W, N> {
 /// Implements [`LaneTier`] for a token of the lane operations: each operation through one
 /// function compiled for the tier's instruction set (`$features`), into which the kernel and
 /// the lane operations inline.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! lane_tier {
     ($token:ty, $word:ty, $features:literal) => {
         impl $crate::kernels::lanes::multi::LaneTier for $token {
@@ -390,5 +390,5 @@ macro_rules! lane_tier {
         }
     };
 }
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) use lane_tier;

@@ -162,68 +162,87 @@ mod x86 {
         }
     }
 
-    /// AVX2 runs the 32-bit kernels only.
-    pub(super) struct Avx2(pub Avx2x8);
-
-    impl Tier for Avx2 {
-        fn name(&self) -> String {
-            "AVX2 (8 × u32)".into()
-        }
-
-        fn lanes(&self, _: Which) -> usize {
-            8
-        }
-
-        fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
-            let Avx2(x8) = *self;
-            match which {
-                Which::Md5 => x8.digest_many::<Md5>(&MD5, messages),
-                Which::Sha1 => x8.digest_many::<Sha1>(&SHA1, messages),
-                Which::Sha224 => x8.digest_many::<Sha256>(&SHA224, messages),
-                Which::Sha256 => x8.digest_many::<Sha256>(&SHA256, messages),
-                _ => unreachable!("AVX2 lanes are 32-bit"),
-            }
-        }
-
-        fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
-            let Avx2(x8) = *self;
-            let (h_many, variant) = match which {
-                Which::Md5 => (0, MD5),
-                Which::Sha1 => (1, SHA1),
-                Which::Sha224 => (2, SHA224),
-                Which::Sha256 => (2, SHA256),
-                _ => unreachable!("AVX2 lanes are 32-bit"),
-            };
-            let mut state = StepState::new(&variant);
-            for step in pieces {
-                match h_many {
-                    0 => x8.step::<Md5>(&mut state, step),
-                    1 => x8.step::<Sha1>(&mut state, step),
-                    _ => x8.step::<Sha256>(&mut state, step),
-                }
-            }
-            match h_many {
-                0 => x8.finish::<Md5>(&state, &variant, tails),
-                1 => x8.finish::<Sha1>(&state, &variant, tails),
-                _ => x8.finish::<Sha256>(&state, &variant, tails),
-            }
-        }
-    }
-
     pub(super) fn avx512() -> Option<Avx512> {
         Some(Avx512(Avx512x16::new()?, Avx512x8::new()?))
     }
 
-    pub(super) fn avx2() -> Option<Avx2> {
-        Avx2x8::new().map(Avx2)
+    pub(super) fn avx2() -> Option<Lanes32<Avx2x8>> {
+        Avx2x8::new().map(|token| Lanes32 {
+            token,
+            name: "AVX2 (8 × u32)",
+        })
     }
 }
+
+/// A tier of 32-bit lanes only (AVX2, NEON): MD5, SHA-1 and SHA-224/256.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Lanes32<T> {
+    token: T,
+    name: &'static str,
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl<T: multi::LaneTier<Word = u32>> Tier for Lanes32<T> {
+    fn name(&self) -> String {
+        self.name.into()
+    }
+
+    fn lanes(&self, _: Which) -> usize {
+        T::LANES
+    }
+
+    fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
+        let token = self.token;
+        match which {
+            Which::Md5 => token.digest_many::<Md5>(&MD5, messages),
+            Which::Sha1 => token.digest_many::<Sha1>(&SHA1, messages),
+            Which::Sha224 => token.digest_many::<Sha256>(&SHA224, messages),
+            Which::Sha256 => token.digest_many::<Sha256>(&SHA256, messages),
+            _ => unreachable!("{} lanes are 32-bit", self.name),
+        }
+    }
+
+    fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
+        fn run<H: LaneHash<Word = u32>, T: multi::LaneTier<Word = u32>>(
+            token: T,
+            variant: &Variant<u32>,
+            pieces: &[Vec<&[u8]>],
+            tails: &[&[u8]],
+        ) -> Vec<Digest> {
+            let mut state = StepState::new(variant);
+            for step in pieces {
+                token.step::<H>(&mut state, step);
+            }
+            token.finish::<H>(&state, variant, tails)
+        }
+        match which {
+            Which::Md5 => run::<Md5, T>(self.token, &MD5, pieces, tails),
+            Which::Sha1 => run::<Sha1, T>(self.token, &SHA1, pieces, tails),
+            Which::Sha224 => run::<Sha256, T>(self.token, &SHA224, pieces, tails),
+            Which::Sha256 => run::<Sha256, T>(self.token, &SHA256, pieces, tails),
+            _ => unreachable!("{} lanes are 32-bit", self.name),
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+fn neon() -> Option<Lanes32<crate::kernels::lanes::neon::NeonX16>> {
+    crate::kernels::lanes::neon::NeonX16::new().map(|token| Lanes32 {
+        token,
+        name: "NEON (16 × u32)",
+    })
+}
+
+const LANES32: [Which; 4] = [Which::Md5, Which::Sha1, Which::Sha224, Which::Sha256];
 
 /// The tiers to test here, with the algorithms each runs. The model runs at the lane counts
 /// of every vector tier (16 and 8 lanes of u32, 8 and 4 of u64), whatever this CPU has.
 fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
-    // Only x86-64 adds vector tiers to the model's.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+    // Only x86-64 and AArch64 add vector tiers to the model's.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(unused_mut)
+    )]
     let mut tiers: Vec<(Box<dyn Tier>, Vec<Which>)> = vec![
         (Box::new(ModelTier::<16, 8>), ALL.to_vec()),
         (Box::new(ModelTier::<8, 4>), ALL.to_vec()),
@@ -235,12 +254,14 @@ fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
             None => eprintln!("AVX-512 lanes not run: this CPU lacks AVX-512F/BW"),
         }
         match x86::avx2() {
-            Some(tier) => tiers.push((
-                Box::new(tier),
-                vec![Which::Md5, Which::Sha1, Which::Sha224, Which::Sha256],
-            )),
+            Some(tier) => tiers.push((Box::new(tier), LANES32.to_vec())),
             None => eprintln!("AVX2 lanes not run: this CPU lacks AVX2"),
         }
+    }
+    #[cfg(target_arch = "aarch64")]
+    match neon() {
+        Some(tier) => tiers.push((Box::new(tier), LANES32.to_vec())),
+        None => eprintln!("NEON lanes not run: this CPU lacks NEON"),
     }
     for (tier, _) in &tiers {
         eprintln!("lane tier run: {}", tier.name());
@@ -310,21 +331,31 @@ fn random_batches_of_mixed_lengths() {
     }
 }
 
-/// A 33 MiB message among small ones. The model's cost is per block of every lane, so it runs
-/// this at its narrowest lane count, once per compression function (SHA-224 and SHA-384 only
-/// differ from SHA-256 and SHA-512 in constants, which the other tests cover).
+/// A 33 MiB message among small ones, on each vector tier this CPU has. The model's cost is
+/// per block of every lane (minutes under emulation), so it runs this only for algorithms no
+/// vector tier here runs, at its narrowest lane count, once per compression function (SHA-224
+/// and SHA-384 only differ from SHA-256 and SHA-512 in constants, which the other tests
+/// cover); the kernels are the same code on every tier.
 #[test]
 fn a_large_message_among_small_ones() {
     let big = data(33 * 1024 * 1024 + 13);
     let mut messages: Vec<&[u8]> = vec![&big];
     messages.extend((0..20).map(|i| &big[i * 1000..i * 1000 + 64 * i + i]));
-    for (tier, algorithms) in tiers() {
+    let tiers = tiers();
+    let on_vectors: Vec<Which> = tiers
+        .iter()
+        .filter(|(tier, _)| !tier.name().starts_with("model"))
+        .flat_map(|(_, algorithms)| algorithms.iter().copied())
+        .collect();
+    for (tier, algorithms) in tiers {
         let model = tier.name().starts_with("model");
         if model && !tier.name().starts_with("model (8") {
             continue;
         }
         for &which in &algorithms {
-            if model && matches!(which, Which::Sha224 | Which::Sha384) {
+            if model
+                && (on_vectors.contains(&which) || matches!(which, Which::Sha224 | Which::Sha384))
+            {
                 continue;
             }
             check(
@@ -439,11 +470,16 @@ fn truth_tables_compute_their_functions() {
             agrees_with_model::<_, 8>(ops);
         }
     }
+    #[cfg(target_arch = "aarch64")]
+    if let Some(ops) = crate::kernels::lanes::neon::NeonX16::new() {
+        agrees_with_model::<_, 16>(ops);
+    }
 }
 
 /// Each operation of `ops` against the model's, on random vectors, including an odd truth
-/// table no kernel uses (0x5B), which AVX2 computes by its generic fallback.
-#[cfg(target_arch = "x86_64")]
+/// table no kernel uses (0x5B), which AVX2 and NEON compute by their generic fallback, and
+/// every rotate amount.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn agrees_with_model<L: Lanes, const N: usize>(ops: L)
 where
     L::Word: From<u32> + super::Word,
@@ -467,9 +503,14 @@ where
         assert_eq!(out(ops.add(vx, vy)), model.add(x, y));
         assert_eq!(out(ops.xor(vx, vy)), model.xor(x, y));
         assert_eq!(out(ops.splat(x[0])), model.splat(x[0]));
-        assert_eq!(out(ops.rotate_left::<7>(vx)), model.rotate_left::<7>(x));
-        assert_eq!(out(ops.rotate_right::<13>(vx)), model.rotate_right::<13>(x));
-        assert_eq!(out(ops.shift_right::<10>(vx)), model.shift_right::<10>(x));
+        macro_rules! shifts {
+            ($($bits:literal)*) => {$(
+                assert_eq!(out(ops.rotate_left::<$bits>(vx)), model.rotate_left::<$bits>(x));
+                assert_eq!(out(ops.rotate_right::<$bits>(vx)), model.rotate_right::<$bits>(x));
+                assert_eq!(out(ops.shift_right::<$bits>(vx)), model.shift_right::<$bits>(x));
+            )*};
+        }
+        shifts!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
         macro_rules! ternary {
             ($($table:expr),*) => {$(
                 assert_eq!(

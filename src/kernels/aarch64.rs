@@ -1,0 +1,71 @@
+//! fasthash's own Arm (AArch64) engines, where the crates leave speed behind: hashes of many
+//! messages side by side in NEON lanes (`lanes::neon`).
+//!
+//! - MD5 has no Arm instruction and is one serial chain per message; sixteen files side by
+//!   side in NEON lanes beat the scalar code on every Arm core (on paper about 5x on
+//!   Neoverse N1; see the README's Arm section).
+//! - SHA-1 and SHA-256 run on the Armv8 SHA instructions through the sha1 and sha2 crates
+//!   wherever the CPU has them (every Graviton, Ampere Altra, Apple): one stream there is
+//!   faster than sixteen NEON lanes share. The lanes are chosen only on cores without those
+//!   instructions (Cortex-A72 as in the Raspberry Pi 4, some Cortex-A53 and A55 parts), where
+//!   the crates fall back to scalar code.
+//!
+//! Everything else on Arm is the crates': SHA-384/512 on ring (its SHA512-instruction path
+//! where the CPU has one), BLAKE3's NEON, crc-fast's PMULL folding, and XXH3's NEON loop,
+//! which xxhash-rust compiles in unconditionally because NEON is part of every AArch64 CPU.
+
+use super::crates::{sha_extensions, RustCrypto};
+use super::detect::Capabilities;
+use super::engine::{always, Engine};
+use super::lanes::neon::NeonX16;
+use super::lanes::{self, lane_engine, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
+use super::{md5, Algorithm, Digest, Kernel};
+
+fn neon(caps: &Capabilities) -> bool {
+    caps.neon
+}
+
+/// The NEON SHA lanes are worth choosing only where the SHA instructions are missing.
+fn without_sha_instructions(caps: &Capabilities) -> bool {
+    !sha_extensions(caps)
+}
+
+/// SHA-224/256 sixteen files side by side in NEON lanes; a message alone on the sha2 crate.
+macro_rules! sha256_neon {
+    ($algorithm:expr, $variant:expr, $state:ty) => {
+        lane_engine!(
+            $algorithm, Kernel::Neon, runs_on: neon, preferred_on: without_sha_instructions,
+            needs: "NEON",
+            describe: |caps| format!(
+                "fasthash, NEON: 16 files side by side (one alone: sha2 crate, {})",
+                if sha_extensions(caps) { "Armv8 SHA" } else { "scalar" }
+            ),
+            streaming: || Box::new(RustCrypto(<$state as ::sha2::Digest>::new())),
+            one_shot: |data| Digest::from_slice(&<$state as ::sha2::Digest>::digest(data)),
+            lanes: 16 x NeonX16, sha2::Sha256, $variant
+        )
+    };
+}
+
+pub(super) static ENGINES: &[Engine] = &[
+    lane_engine!(
+        Algorithm::Md5, Kernel::Neon, runs_on: neon, preferred_on: always, needs: "NEON",
+        describe: |_| "fasthash, NEON: 16 files side by side (one alone: scalar)".into(),
+        streaming: || Box::new(md5::Md5::new()),
+        one_shot: |data| Digest::from_slice(&md5::digest(data)),
+        lanes: 16 x NeonX16, Md5Lanes, lanes::md5::MD5
+    ),
+    sha256_neon!(Algorithm::Sha256, sha2::SHA256, ::sha2::Sha256),
+    sha256_neon!(Algorithm::Sha224, sha2::SHA224, ::sha2::Sha224),
+    lane_engine!(
+        Algorithm::Sha1, Kernel::Neon, runs_on: neon, preferred_on: without_sha_instructions,
+        needs: "NEON",
+        describe: |caps| format!(
+            "fasthash, NEON: 16 files side by side (one alone: sha1 crate, {})",
+            if sha_extensions(caps) { "Armv8 SHA" } else { "scalar" }
+        ),
+        streaming: || Box::new(RustCrypto(<::sha1::Sha1 as ::sha2::Digest>::new())),
+        one_shot: |data| Digest::from_slice(&<::sha1::Sha1 as ::sha2::Digest>::digest(data)),
+        lanes: 16 x NeonX16, Sha1Lanes, lanes::sha1::SHA1
+    ),
+];
