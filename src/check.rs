@@ -8,9 +8,7 @@ use crate::cli::Personality;
 use crate::config::{CheckOptions, Config};
 use crate::error::{Error, ExitStatus};
 use crate::format::escape::{escape_name, needs_escape};
-use crate::format::manifest::{
-    algorithms_of_length, split_lines, Entry, Line, LineParser, ParseOptions,
-};
+use crate::format::manifest::{split_lines, Entry, Line, LineParser, ParseOptions};
 use crate::format::quote::quote_name;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::read::{hash_input, ReadOptions};
@@ -54,30 +52,26 @@ struct Tally {
     unreadable: u64,
     mismatched: u64,
     matched_any: bool,
-    /// Untagged lines whose digest length fits several algorithms with no preferred one.
-    ambiguous: Vec<usize>,
-    /// Failed lines whose algorithm was the preferred reading of an ambiguous length.
-    guessed_and_failed: Vec<(Algorithm, usize)>,
 }
 
 /// What the worker hands back for one manifest line.
 enum Outcome {
     NotChecked,
-    /// Whether the file matched (by the line's algorithm or its fallback), or why it could
-    /// not be read.
-    Verified(io::Result<bool>),
+    /// The algorithm the file matched under (the line's, or one of its fallbacks), `None`
+    /// when it matched under none, or why it could not be read.
+    Verified(io::Result<Option<Algorithm>>),
 }
 
-/// Hashes the named file and compares; a fallback algorithm is tried only on a mismatch.
-fn verify(entry: &Entry, input: &Input, options: &ReadOptions) -> io::Result<bool> {
-    let digest: Digest = hash_input(input, entry.algorithm, options)?;
-    if digest == entry.expected {
-        return Ok(true);
+/// Hashes the named file and compares, under the line's algorithm and then, only on a
+/// mismatch, under each of its fallbacks in turn: the algorithm that matched, if any.
+fn verify(entry: &Entry, input: &Input, options: &ReadOptions) -> io::Result<Option<Algorithm>> {
+    for &algorithm in std::iter::once(&entry.algorithm).chain(entry.fallbacks) {
+        let digest: Digest = hash_input(input, algorithm, options)?;
+        if digest == entry.expected {
+            return Ok(Some(algorithm));
+        }
     }
-    match entry.fallback {
-        Some(fallback) => Ok(hash_input(input, fallback, options)? == entry.expected),
-        None => Ok(false),
-    }
+    Ok(None)
 }
 
 /// Checks one manifest; `Ok(true)` when everything it lists verified. An `Err` is a failure
@@ -220,11 +214,8 @@ fn report_line(
 ) -> io::Result<()> {
     let options: &CheckOptions = &config.check;
     match (line, outcome) {
-        (Line::Improper | Line::Ambiguous { .. }, _) => {
+        (Line::Improper, _) => {
             tally.improperly_formatted += 1;
-            if let Line::Ambiguous { digest_len } = line {
-                tally.ambiguous.push(*digest_len);
-            }
             if options.warn {
                 let mut text = quote_name(manifest_name);
                 let kind = match config.algorithm {
@@ -253,31 +244,33 @@ fn report_line(
                     )?;
                     write_status(out, options, &entry.name, "FAILED open or read")
                 }
-                Ok(verified) => {
-                    if verified {
-                        tally.matched_any = true;
-                        if options.quiet {
-                            return Ok(());
-                        }
-                        write_status(out, options, &entry.name, "OK")
-                    } else {
-                        tally.mismatched += 1;
-                        note_guess(entry, tally);
-                        write_status(out, options, &entry.name, "FAILED")
+                Ok(Some(matched)) => {
+                    tally.matched_any = true;
+                    if config.debug && matched != entry.algorithm {
+                        // Only an untagged line has fallbacks; say which reading matched.
+                        let mut text = quote_name(&entry.name);
+                        text.extend_from_slice(
+                            format!(
+                                ": matched as {}, not {}",
+                                matched.name(),
+                                entry.algorithm.name()
+                            )
+                            .as_bytes(),
+                        );
+                        reporter.message_after(out, &text)?;
                     }
+                    if options.quiet {
+                        return Ok(());
+                    }
+                    write_status(out, options, &entry.name, "OK")
+                }
+                Ok(None) => {
+                    tally.mismatched += 1;
+                    write_status(out, options, &entry.name, "FAILED")
                 }
             }
         }
         (Line::Entry(_), Outcome::NotChecked) | (Line::Skip, _) => Ok(()),
-    }
-}
-
-fn note_guess(entry: &Entry, tally: &mut Tally) {
-    if entry.guessed_among_several && entry.fallback.is_none() {
-        let key = (entry.algorithm, entry.algorithm.digest_len());
-        if !tally.guessed_and_failed.contains(&key) {
-            tally.guessed_and_failed.push(key);
-        }
     }
 }
 
@@ -355,41 +348,6 @@ fn report_summary(
             reporter.message_after(out, &with_manifest(": no file was verified"))?;
         }
     }
-    if config.check.status {
-        return Ok(());
-    }
-    // fasthash's own hints, where it read an untagged line by its length.
-    let mut lengths = tally.ambiguous.clone();
-    lengths.sort_unstable();
-    lengths.dedup();
-    for digest_len in lengths {
-        let count = tally.ambiguous.iter().filter(|&&l| l == digest_len).count();
-        let names: Vec<&str> = algorithms_of_length(digest_len)
-            .iter()
-            .map(|a| a.name())
-            .collect();
-        let text = format!(
-            ": {count} untagged line{} with {}-digit digests could be {}; name the algorithm with -a",
-            if count == 1 { "" } else { "s" },
-            digest_len * 2,
-            names.join(" or "),
-        );
-        reporter.message_after(out, &with_manifest(&text))?;
-    }
-    for &(algorithm, digest_len) in &tally.guessed_and_failed {
-        let others: Vec<&str> = algorithms_of_length(digest_len)
-            .iter()
-            .filter(|&&a| a != algorithm)
-            .map(|a| a.name())
-            .collect();
-        let text = format!(
-            ": untagged {}-digit digests were checked as {}; if they are {}, use -a",
-            digest_len * 2,
-            algorithm.name(),
-            others.join(" or "),
-        );
-        reporter.message_after(out, &with_manifest(&text))?;
-    }
     Ok(())
 }
 
@@ -402,7 +360,7 @@ enum ManifestError {
 fn read_manifest(manifest: &Input) -> Result<Vec<u8>, ManifestError> {
     let mut data = Vec::new();
     let read = match manifest {
-        Input::Stdin => io::stdin().lock().read_to_end(&mut data),
+        Input::Stdin => crate::io::stdin().and_then(|mut stdin| stdin.read_to_end(&mut data)),
         Input::Path(path) => std::fs::File::open(path)
             .map_err(ManifestError::Open)?
             .read_to_end(&mut data),

@@ -81,7 +81,7 @@ fn s3_checksum(
             ));
         }
         let mut counted = Counted {
-            inner: io::stdin().lock(),
+            inner: crate::io::stdin()?,
             count: 0,
         };
         let digest = hash_reader(&mut counted, algorithm)?;

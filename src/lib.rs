@@ -40,11 +40,19 @@ pub fn run(config: &Config) -> ExitStatus {
         }
     }
     let mut out = io::WholeLines::new(io::RawStdout, terminator);
-    match (config.mode, config.algorithm) {
+    let status = match (config.mode, config.algorithm) {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
         // Config always sets an algorithm for hash mode; without one there is nothing to do.
         (Mode::Hash, None) => ExitStatus::Usage,
         (Mode::Check, _) => check::run(config, &mut out, &reporter),
         (Mode::VerifyS3, _) => s3::verify::run(config, &mut out, &reporter),
+    };
+    // coreutils closes a standard input it read at exit, and a closed one fails that too.
+    if io::stdin_was_wanted_while_closed()
+        && matches!(config.personality, cli::Personality::Coreutils { .. })
+    {
+        reporter.message(b"standard input: Bad file descriptor");
+        return ExitStatus::Failure;
     }
+    status
 }

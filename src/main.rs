@@ -58,16 +58,20 @@ fn report_usage(personality: Personality, program: String, error: &Error) -> Exi
     }
 }
 
-/// Runs before Rust's runtime replaces a closed descriptor 1 with `/dev/null` (glibc calls
-/// `.init_array` entries before the C `main` that starts the runtime).
+/// Runs before Rust's runtime replaces a closed descriptor 0 or 1 with `/dev/null` (glibc
+/// calls `.init_array` entries before the C `main` that starts the runtime).
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
 #[used]
 #[link_section = ".init_array"]
-static DETECT_CLOSED_STDOUT: extern "C" fn() = detect_closed_stdout;
+static DETECT_CLOSED_STDIO: extern "C" fn() = detect_closed_stdio;
 
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
-extern "C" fn detect_closed_stdout() {
+extern "C" fn detect_closed_stdio() {
     // SAFETY: F_GETFD only reads the descriptor table; it touches no memory of ours.
+    if unsafe { libc::fcntl(0, libc::F_GETFD) } == -1 {
+        fasthash::io::note_stdin_closed_at_start();
+    }
+    // SAFETY: as above.
     if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdout_closed_at_start();
     }

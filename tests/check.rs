@@ -321,29 +321,72 @@ fn malformed_lines_with_warn_strict_quiet_and_status() {
     );
 }
 
+/// An untagged manifest of any algorithm verifies without `-a`: a line that fails under the
+/// preferred reading of its length is tried under the others (32 digits: MD5 then XXH128; 16:
+/// XXH64, XXH3, CRC64/NVME; 8: CRC32 then CRC32C); `--debug` says which one matched. A file
+/// that matches under none still fails, and `-a` pins a line to one algorithm.
 #[test]
-fn ambiguous_lengths_say_so_and_suggest_a() {
+fn untagged_digests_are_tried_under_every_algorithm_of_their_length() {
     let (dir, names) = tree();
-    hash_to_manifest(dir.path(), &["-a", "crc32c"], &names[..1], "CRC");
-    let output = fasthash(dir.path(), &["-c", "CRC"]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = text(&output.stderr);
-    assert!(
-        stderr.contains("could be crc32 or crc32c; name the algorithm with -a"),
-        "{stderr}"
-    );
-    let output = fasthash(dir.path(), &["-c", "-a", "crc32c", "CRC"]);
-    assert_eq!(output.status.code(), Some(0));
+    for algorithm in [
+        "md5",
+        "xxh128",
+        "xxh64",
+        "xxh3",
+        "crc64nvme",
+        "crc32",
+        "crc32c",
+        "sha256",
+        "blake3",
+    ] {
+        let manifest = format!("M-{algorithm}");
+        hash_to_manifest(dir.path(), &["-a", algorithm], &names, &manifest);
+        let output = fasthash(dir.path(), &["-c", &manifest]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{algorithm}: {}",
+            text(&output.stderr)
+        );
+        assert_eq!(text(&output.stderr), "", "{algorithm}");
+        assert_eq!(
+            text(&output.stdout).matches(": OK\n").count(),
+            names.len(),
+            "{algorithm}"
+        );
 
-    // 32 hex digits are read as MD5; an XXH128 manifest fails with a hint, never passes.
-    hash_to_manifest(dir.path(), &["-a", "xxh128"], &names[..1], "X128");
-    let output = fasthash(dir.path(), &["-c", "X128"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        text(&output.stderr).contains("were checked as md5; if they are xxh128, use -a"),
-        "{}",
-        text(&output.stderr)
-    );
+        // --debug names the reading that matched, on standard error only.
+        let debug = fasthash(dir.path(), &["--debug", "-c", &manifest]);
+        assert_eq!(debug.stdout, output.stdout, "{algorithm}");
+        let preferred = ["md5", "xxh64", "crc32", "sha256"].contains(&algorithm);
+        assert_eq!(
+            text(&debug.stderr).contains(&format!("plain: matched as {algorithm}, not")),
+            !preferred,
+            "{algorithm}: {}",
+            text(&debug.stderr)
+        );
+
+        // Under -a with another algorithm of that length, nothing else is tried.
+        if !preferred {
+            let output = fasthash(dir.path(), &["-c", "-a", "md5", &manifest]);
+            assert_ne!(output.status.code(), Some(0), "{algorithm}");
+        }
+    }
+    // A changed file fails under every reading.
+    std::fs::write(dir.path().join("plain"), b"changed").unwrap();
+    for algorithm in ["md5", "xxh128", "xxh3", "crc64nvme", "crc32c"] {
+        let output = fasthash(dir.path(), &["-c", &format!("M-{algorithm}")]);
+        assert_eq!(output.status.code(), Some(1), "{algorithm}");
+        assert!(
+            text(&output.stdout).contains("plain: FAILED\n"),
+            "{algorithm}"
+        );
+        assert!(
+            text(&output.stderr).contains("WARNING: 1 computed checksum did NOT match"),
+            "{algorithm}: {}",
+            text(&output.stderr)
+        );
+    }
 }
 
 #[test]

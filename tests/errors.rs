@@ -143,6 +143,68 @@ fn closed_stdout_is_a_write_error() {
     );
 }
 
+/// `<&-`: a closed standard input is an error for every name that reads it, never the digest
+/// of the empty `/dev/null` Rust's runtime puts in its place; under a coreutils name, exactly
+/// what coreutils prints (checked against the real `sha256sum` when it is installed).
+#[test]
+fn closed_stdin_is_an_error_not_empty_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"data").unwrap();
+    std::os::unix::fs::symlink(FASTHASH, dir.path().join("sha256sum")).unwrap();
+    std::os::unix::fs::symlink(FASTHASH, dir.path().join("b3sum")).unwrap();
+    let run = |command: &str| {
+        Command::new("sh")
+            .current_dir(dir.path())
+            .env("LC_ALL", "C")
+            .arg("-c")
+            .arg(format!("{command} <&-"))
+            .output()
+            .unwrap()
+    };
+    for (args, stderr) in [
+        ("", "fasthash: -: Bad file descriptor\n"),
+        ("f - f", "fasthash: -: Bad file descriptor\n"),
+        ("-c", "fasthash: 'standard input': read error\n"),
+        ("--files-from -", "fasthash: -: Bad file descriptor\n"),
+    ] {
+        let output = run(&format!("exec '{FASTHASH}' {args}"));
+        assert_eq!(output.status.code(), Some(1), "{args}");
+        assert!(
+            text(&output.stderr).contains(stderr),
+            "{args}: {}",
+            text(&output.stderr)
+        );
+        assert!(
+            !text(&output.stdout).contains(" -\n"),
+            "{args}: a digest of nothing"
+        );
+    }
+    let output = run("exec ./b3sum");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "{}", text(&output.stdout));
+
+    let peer = common::peer("sha256sum");
+    for args in ["", "-", "f - f", "-c", "-c -"] {
+        let ours = run(&format!("exec ./sha256sum {args}"));
+        assert_eq!(ours.status.code(), Some(1), "{args}");
+        assert!(
+            text(&ours.stderr).ends_with("sha256sum: standard input: Bad file descriptor\n"),
+            "{args}: {}",
+            text(&ours.stderr)
+        );
+        if let Some(peer) = &peer {
+            let theirs = run(&format!("exec '{}' {args}", peer.display()));
+            assert_eq!(ours.stdout, theirs.stdout, "{args}");
+            assert_eq!(
+                text(&ours.stderr).replace("./sha256sum", "sha256sum"),
+                text(&theirs.stderr).replace(&peer.display().to_string(), "sha256sum"),
+                "{args}"
+            );
+            assert_eq!(ours.status.code(), theirs.status.code(), "{args}");
+        }
+    }
+}
+
 #[test]
 fn closed_pipe_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();

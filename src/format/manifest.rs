@@ -30,11 +30,9 @@ pub struct Entry {
     pub expected: Digest,
     /// The file name, unescaped: raw bytes.
     pub name: Vec<u8>,
-    /// The algorithm was inferred from the digest's length, and another algorithm has that
-    /// length too: worth a hint when the line fails.
-    pub guessed_among_several: bool,
-    /// A second algorithm that also verifies the line (see [`fallback_for_length`]).
-    pub fallback: Option<Algorithm>,
+    /// The other readings of an untagged digest's length, tried in order when `algorithm`
+    /// does not match (see [`readings_of_length`]).
+    pub fallbacks: &'static [Algorithm],
 }
 
 /// What one line turned out to be.
@@ -45,10 +43,6 @@ pub enum Line {
     Entry(Entry),
     /// Not a checksum line this run can read.
     Improper,
-    /// An untagged digest whose length fits several algorithms, none preferred.
-    Ambiguous {
-        digest_len: usize,
-    },
 }
 
 /// Reads lines one after another; coreutils keeps one piece of state across lines (whether
@@ -58,40 +52,34 @@ pub struct LineParser {
     single_blank_layout: Option<bool>,
 }
 
-/// Untagged digests read by length, when nothing else says which algorithm: the common
-/// meaning of each length (sha256sum, sha512sum, sha1sum, md5sum, sha224sum, sha384sum, and
-/// xxhsum for 16 digits). Four-byte digests (CRC32 or CRC32C) have no common meaning.
-const PREFERRED_BY_LENGTH: &[(usize, Algorithm)] = &[
-    (32, Algorithm::Sha256),
-    (64, Algorithm::Sha512),
-    (20, Algorithm::Sha1),
-    (16, Algorithm::Md5),
-    (28, Algorithm::Sha224),
-    (48, Algorithm::Sha384),
-    (8, Algorithm::Xxh64),
+/// How untagged digests are read by length, when nothing else says which algorithm: first the
+/// common meaning of each length (sha256sum, sha512sum, sha1sum, md5sum, sha224sum, sha384sum,
+/// xxhsum's default for 16 digits, cksum's CRC32 for 8), then every other algorithm of that
+/// length, tried in turn when the ones before do not match, so that fasthash verifies every
+/// manifest it writes, whatever the algorithm, without `-a`. A line then passes if the file
+/// matches under any of its length's algorithms: for an MD5 manifest that includes XXH128,
+/// which is not cryptographic, so `-a md5` (or a tagged line) is what pins a line to MD5 alone.
+const READINGS_BY_LENGTH: &[(usize, &[Algorithm])] = &[
+    (32, &[Algorithm::Sha256, Algorithm::Blake3]),
+    (64, &[Algorithm::Sha512]),
+    (20, &[Algorithm::Sha1]),
+    (16, &[Algorithm::Md5, Algorithm::Xxh128]),
+    (28, &[Algorithm::Sha224]),
+    (48, &[Algorithm::Sha384]),
+    (
+        8,
+        &[Algorithm::Xxh64, Algorithm::Xxh3, Algorithm::Crc64Nvme],
+    ),
+    (4, &[Algorithm::Crc32, Algorithm::Crc32c]),
 ];
 
-/// A second reading of an untagged length, tried when the preferred one does not match.
-/// Only between cryptographic hashes: a file that matches either digest still needs a
-/// preimage of one of them. (MD5 and XXH128 share 16 bytes, but XXH128 is not
-/// cryptographic, so an MD5 manifest is never satisfied by an XXH128 match.)
-pub fn fallback_for_length(digest_len: usize) -> Option<Algorithm> {
-    (digest_len == 32).then_some(Algorithm::Blake3)
-}
-
-/// The algorithm an untagged line of `digest_len` bytes is read as, if any.
-pub fn preferred_for_length(digest_len: usize) -> Option<Algorithm> {
-    PREFERRED_BY_LENGTH
+/// The algorithms an untagged digest of `digest_len` bytes is read as, in the order they are
+/// tried; empty for a length that has no reading.
+pub fn readings_of_length(digest_len: usize) -> &'static [Algorithm] {
+    READINGS_BY_LENGTH
         .iter()
         .find(|(len, _)| *len == digest_len)
-        .map(|&(_, algorithm)| algorithm)
-}
-
-/// Every algorithm with digests of this length, in table order.
-pub fn algorithms_of_length(digest_len: usize) -> Vec<Algorithm> {
-    Algorithm::all()
-        .filter(|a| a.digest_len() == digest_len)
-        .collect()
+        .map_or(&[], |&(_, readings)| readings)
 }
 
 /// A BSD tag, with xxhsum's little-endian variants (`XXH64_LE`...).
@@ -248,8 +236,7 @@ impl LineParser {
             algorithm,
             expected,
             name,
-            guessed_among_several: false,
-            fallback: None,
+            fallbacks: &[],
         })
     }
 
@@ -276,30 +263,22 @@ impl LineParser {
         }
         let mut j = digest_end + 1;
 
-        let mut fallback = None;
-        let (algorithm, guessed_among_several) = if let Some(forced) = self.options.algorithm {
-            (forced, false)
+        let mut fallbacks: &[Algorithm] = &[];
+        let algorithm = if let Some(forced) = self.options.algorithm {
+            forced
         } else if prefixed_xxh3 {
-            (Algorithm::Xxh3, false)
+            Algorithm::Xxh3
         } else if !self.options.extensions {
             return Line::Improper;
         } else {
             let Some(len) = digest_text_len(digest_text) else {
                 return Line::Improper;
             };
-            match preferred_for_length(len) {
-                Some(algorithm) => {
-                    fallback = fallback_for_length(len);
-                    (algorithm, algorithms_of_length(len).len() > 1)
-                }
-                None if algorithms_of_length(len).len() > 1 => {
-                    return Line::Ambiguous { digest_len: len }
-                }
-                None => match algorithms_of_length(len).first() {
-                    Some(&only) => (only, false),
-                    None => return Line::Improper,
-                },
-            }
+            let [first, others @ ..] = readings_of_length(len) else {
+                return Line::Improper;
+            };
+            fallbacks = others;
+            *first
         };
         let Some(expected) = self.decode(digest_text, algorithm) else {
             return Line::Improper;
@@ -324,8 +303,7 @@ impl LineParser {
             algorithm,
             expected,
             name,
-            guessed_among_several,
-            fallback,
+            fallbacks,
         })
     }
 
@@ -521,23 +499,31 @@ mod tests {
             Algorithm::Sha256
         );
         let e = entry(OPEN, format!("{H}  f").as_bytes());
-        assert!(e.guessed_among_several);
-        assert_eq!(e.fallback, Some(Algorithm::Blake3));
+        assert_eq!(e.fallbacks, [Algorithm::Blake3]);
         assert_eq!(
-            entry(OPEN, b"5d41402abc4b2a76b9719d911017c592  f").fallback,
-            None
+            entry(OPEN, b"5d41402abc4b2a76b9719d911017c592  f").fallbacks,
+            [Algorithm::Xxh128]
         );
         let md5 = entry(OPEN, b"5d41402abc4b2a76b9719d911017c592  f");
         assert_eq!(md5.algorithm, Algorithm::Md5);
         let sha1 = entry(OPEN, b"aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d  f");
         assert_eq!(sha1.algorithm, Algorithm::Sha1);
-        assert!(!sha1.guessed_among_several);
+        assert!(sha1.fallbacks.is_empty());
         let xxh64 = entry(OPEN, b"26c7827d889f6da3  f");
         assert_eq!(xxh64.algorithm, Algorithm::Xxh64);
-        assert_eq!(
-            outcome(OPEN, b"0d4a1185  f"),
-            Line::Ambiguous { digest_len: 4 }
-        );
+        assert_eq!(xxh64.fallbacks, [Algorithm::Xxh3, Algorithm::Crc64Nvme]);
+        let crc = entry(OPEN, b"0d4a1185  f");
+        assert_eq!(crc.algorithm, Algorithm::Crc32);
+        assert_eq!(crc.fallbacks, [Algorithm::Crc32c]);
+        // Every length some algorithm has is read, each of its algorithms exactly once.
+        for algorithm in Algorithm::all() {
+            let readings = readings_of_length(algorithm.digest_len());
+            assert_eq!(
+                readings.iter().filter(|&&a| a == algorithm).count(),
+                1,
+                "{algorithm}"
+            );
+        }
         // The coreutils names never guess.
         let strict = ParseOptions {
             extensions: false,

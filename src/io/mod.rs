@@ -60,6 +60,34 @@ pub fn note_stdout_closed_at_start() {
     STDOUT_CLOSED_AT_START.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+static STDIN_CLOSED_AT_START: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+static STDIN_WANTED_WHILE_CLOSED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Records that descriptor 0 was closed when the process started (`<&-`), for the same reason
+/// as [`note_stdout_closed_at_start`]: a closed standard input must be an error, as in
+/// coreutils, never the digest of the empty `/dev/null` the runtime put in its place.
+pub fn note_stdin_closed_at_start() {
+    STDIN_CLOSED_AT_START.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Standard input, locked; `EBADF` when the caller closed it (`<&-`). Every read of standard
+/// input goes through here.
+pub fn stdin() -> std::io::Result<std::io::StdinLock<'static>> {
+    if STDIN_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
+        STDIN_WANTED_WHILE_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+    }
+    Ok(std::io::stdin().lock())
+}
+
+/// Whether something tried to read a standard input that was closed: coreutils then also
+/// fails its closing of standard input at exit (`standard input: Bad file descriptor`).
+pub fn stdin_was_wanted_while_closed() -> bool {
+    STDIN_WANTED_WHILE_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Standard output as a plain descriptor writer that reports a stdout closed by the caller
 /// (`>&-`) as `EBADF`, where `std::io::stdout()` would write to `/dev/null` in silence.
 pub struct RawStdout;

@@ -95,7 +95,7 @@ pub fn hash_input(
     options: &ReadOptions,
 ) -> io::Result<Digest> {
     match input {
-        Input::Stdin => hash_reader(io::stdin().lock(), algorithm),
+        Input::Stdin => hash_reader(super::stdin()?, algorithm),
         Input::Path(path) => hash_file(super::long_paths::open_file(path)?, algorithm, options),
     }
 }

@@ -240,7 +240,7 @@ pub fn read_name_list(source: &Input, zero: bool) -> io::Result<Vec<Vec<u8>>> {
     let mut data = Vec::new();
     match source {
         Input::Stdin => {
-            io::stdin().lock().read_to_end(&mut data)?;
+            super::stdin()?.read_to_end(&mut data)?;
         }
         Input::Path(path) => {
             std::fs::File::open(path)?.read_to_end(&mut data)?;
