@@ -7,7 +7,6 @@
 use crate::cli::Personality;
 use crate::config::{CheckOptions, Config};
 use crate::error::{Error, ExitStatus};
-use crate::format::escape::{escape_name, needs_escape};
 use crate::format::manifest::{split_lines, Entry, Line, LineParser, ParseOptions};
 use crate::format::quote::quote_name;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
@@ -274,7 +273,9 @@ fn report_line(
     }
 }
 
-/// `NAME: STATUS`, the name escaped as coreutils 9.4 and later escape it.
+/// `NAME: STATUS`, the name quoted as coreutils 9.11 and later quote it: shell quoting where
+/// the name needs it (`'a\b': OK`, `'a'$'\n''b': OK`), as in its diagnostics. (9.4 to 9.10
+/// wrote `\a\\b: OK`; 9.1 to 9.3 escaped only names holding a newline.)
 fn write_status(
     out: &mut impl Write,
     options: &CheckOptions,
@@ -284,10 +285,7 @@ fn write_status(
     if options.status {
         return Ok(());
     }
-    if needs_escape(name) {
-        out.write_all(b"\\")?;
-    }
-    out.write_all(&escape_name(name))?;
+    out.write_all(&quote_name(name))?;
     out.write_all(b": ")?;
     out.write_all(status.as_bytes())?;
     out.write_all(b"\n")
