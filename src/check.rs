@@ -7,7 +7,9 @@
 use crate::cli::Personality;
 use crate::config::{CheckOptions, Config};
 use crate::error::{Error, ExitStatus};
-use crate::format::manifest::{split_lines, Entry, Line, LineParser, ParseOptions};
+use crate::format::manifest::{
+    parse_b3sum_line, split_lines, Entry, Line, LineParser, ParseOptions,
+};
 use crate::format::quote::quote_name;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::read::{hash_input, ReadOptions};
@@ -21,6 +23,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 pub fn run(config: &Config, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+    if config.personality == Personality::B3sum {
+        return run_b3sum(config, out, reporter);
+    }
     let mut all_verified = true;
     for manifest in &config.inputs {
         match check_manifest(config, manifest, out, reporter) {
@@ -347,6 +352,90 @@ fn report_summary(
         }
     }
     Ok(())
+}
+
+/// `b3sum -c`: b3sum's own rules and words (b3sum 1.8), which differ from coreutils' at every
+/// turn. Each line is parsed by [`parse_b3sum_line`]; a line that does not parse is reported as
+/// `b3sum: REASON` and counts as a failure, like a file that cannot be read (`NAME: FAILED
+/// (REASON)`, on stdout) or does not match. One warning at the end counts all of them. A
+/// checkfile that cannot be opened, or a line that is not UTF-8, ends the run there with
+/// `Error: REASON` and no warning, as b3sum's `main` returning its error does.
+fn run_b3sum(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+    let mut failed: u64 = 0;
+    let outcome = check_b3sum_files(config, out, reporter, &mut failed);
+    match outcome.and_then(|fatal| out.flush().map(|()| fatal)) {
+        Ok(None) if failed == 0 => ExitStatus::Success,
+        Ok(None) => {
+            let text = format!(
+                "WARNING: {failed} computed checksum{} did NOT match",
+                if failed == 1 { "" } else { "s" }
+            );
+            reporter.message(text.as_bytes());
+            ExitStatus::Failure
+        }
+        Ok(Some(fatal)) => {
+            eprintln!("Error: {fatal}");
+            ExitStatus::Failure
+        }
+        Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
+        Err(e) => {
+            reporter.error(&Error::Write(e));
+            ExitStatus::Failure
+        }
+    }
+}
+
+/// The checkfiles of `b3sum -c`, in order, counting failures in `failed`: `Ok(Some(reason))`
+/// for an error that ends the run, `Err` for a failed write to standard output.
+fn check_b3sum_files(
+    config: &Config,
+    out: &mut impl Write,
+    reporter: &Reporter,
+    failed: &mut u64,
+) -> io::Result<Option<String>> {
+    for checkfile in &config.inputs {
+        let data = match checkfile {
+            Input::Stdin => crate::io::stdin().and_then(|mut stdin| {
+                let mut data = Vec::new();
+                stdin.read_to_end(&mut data).map(|_| data)
+            }),
+            Input::Path(path) => std::fs::read(path),
+        };
+        let data = match data {
+            Ok(data) => data,
+            Err(e) => return Ok(Some(e.to_string())),
+        };
+        for line in data.split_inclusive(|&b| b == b'\n') {
+            let Ok(line) = std::str::from_utf8(line) else {
+                return Ok(Some("stream did not contain valid UTF-8".into()));
+            };
+            let parsed = match parse_b3sum_line(line) {
+                Ok(parsed) => parsed,
+                Err(reason) => {
+                    *failed += 1;
+                    reporter.message_after(out, reason.as_bytes())?;
+                    continue;
+                }
+            };
+            let input = Input::Path(PathBuf::from(&parsed.path));
+            match hash_input(&input, Algorithm::Blake3, &config.read) {
+                Err(e) => {
+                    *failed += 1;
+                    writeln!(out, "{}: FAILED ({e})", parsed.shown)?;
+                }
+                Ok(digest) if digest == parsed.expected => {
+                    if !config.check.quiet {
+                        writeln!(out, "{}: OK", parsed.shown)?;
+                    }
+                }
+                Ok(_) => {
+                    *failed += 1;
+                    writeln!(out, "{}: FAILED", parsed.shown)?;
+                }
+            }
+        }
+    }
+    Ok(None)
 }
 
 enum ManifestError {

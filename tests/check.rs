@@ -608,3 +608,108 @@ fn drop_in_names_check_exactly_as_coreutils() {
         assert_eq!(mine.status.code(), theirs.status.code());
     }
 }
+
+/// Under the name `b3sum`, `-c` is b3sum's: its parser (two spaces or a `BLAKE3 (` tag,
+/// lowercase hex, its escapes), its messages (`b3sum: Invalid hex`, `NAME: FAILED (REASON)`,
+/// one warning counting every failure, `Error: ...` for a checkfile it cannot read) and its
+/// exit codes, compared with the real b3sum byte for byte, streams merged too.
+#[test]
+fn b3sum_checks_as_b3sum_does() {
+    let Some(real) = peer("b3sum") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, content) in [
+        ("a", &b"a"[..]),
+        ("b", b"b"),
+        ("new\nline", b"n"),
+        ("sp ace", b""),
+    ] {
+        std::fs::write(d.join(name), content).unwrap();
+    }
+    std::fs::create_dir(d.join("dir")).unwrap();
+    let hex = |data: &[u8]| blake3::hash(data).to_hex().to_string();
+    let (a, b, n, e) = (hex(b"a"), hex(b"b"), hex(b"n"), hex(b""));
+    let lines = [
+        format!("{a}  a\n"),
+        format!("{a}  b\n"),
+        format!("BLAKE3 (b) = {b}\n"),
+        format!("\\{n}  new\\nline\n"),
+        format!("{e}  sp ace\r\n"),
+        format!("{}  a\n", a.to_uppercase()),
+        format!("{}  a\n", &a[..62]),
+        "\n".to_string(),
+        format!("{a} a\n"),
+        format!("\\{a}  bad\\tescape\n"),
+        format!("\\{a}  trailing\\\n"),
+        format!("{a}  missing\n"),
+        format!("{a}  dir\n"),
+        format!("BLAKE3 (sp ace) = {e}"),
+    ];
+    std::fs::write(d.join("CHECK"), lines.concat()).unwrap();
+    std::fs::write(d.join("GOOD"), format!("{a}  a\n{b}  b\n")).unwrap();
+    let mut not_utf8 = format!("{a}  a\n").into_bytes();
+    not_utf8.extend_from_slice(b"\xff\n");
+    not_utf8.extend_from_slice(format!("{b}  b\n").as_bytes());
+    std::fs::write(d.join("NOTUTF8"), not_utf8).unwrap();
+
+    let links = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(FASTHASH, links.path().join("b3sum")).unwrap();
+    let ours = links.path().join("b3sum");
+    let run = |program: &Path, args: &str| {
+        let shell = |script: String| {
+            Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .env(
+                    "PATH",
+                    format!("{}:/usr/bin:/bin", program.parent().unwrap().display()),
+                )
+                // anyhow, in the real b3sum, adds a backtrace to `Error:` when these are set.
+                .env_remove("RUST_BACKTRACE")
+                .env_remove("RUST_LIB_BACKTRACE")
+                .current_dir(d)
+                .output()
+                .unwrap()
+        };
+        (
+            shell(format!("exec b3sum {args}")),
+            shell(format!("exec b3sum {args} 2>&1")).stdout,
+        )
+    };
+    for args in [
+        "-c CHECK",
+        "-c --quiet CHECK",
+        "-c GOOD",
+        "--check GOOD GOOD",
+        "-c --quiet GOOD",
+        "-c GOOD NOSUCH GOOD",
+        "-c NOTUTF8",
+        "-c - < CHECK",
+        "-c < GOOD",
+    ] {
+        let (mine, mine_merged) = run(&ours, args);
+        let (theirs, theirs_merged) = run(&real, args);
+        assert_eq!(
+            text(&mine.stdout),
+            text(&theirs.stdout),
+            "b3sum {args}: stdout"
+        );
+        assert_eq!(
+            text(&mine.stderr),
+            text(&theirs.stderr),
+            "b3sum {args}: stderr"
+        );
+        assert_eq!(
+            mine.status.code(),
+            theirs.status.code(),
+            "b3sum {args}: exit"
+        );
+        assert_eq!(
+            text(&mine_merged),
+            text(&theirs_merged),
+            "b3sum {args}: merged"
+        );
+    }
+}

@@ -350,6 +350,88 @@ pub fn split_lines(data: &[u8], terminator: u8, strip_bom: bool) -> Vec<&[u8]> {
     lines
 }
 
+/// One line of a b3sum checkfile, read by b3sum's own rules (b3sum 1.8), which are stricter
+/// than coreutils': `HASH  NAME` (split at the first two spaces) or `BLAKE3 (NAME) = HASH`
+/// (split at the last `) = `), 64 lowercase hex digits, a leading `\` for an escaped name
+/// (`\n`, `\r`, `\\` only), and no NUL or U+FFFD in the name.
+#[derive(Debug, PartialEq, Eq)]
+pub struct B3sumLine {
+    /// The name as the line writes it (with the leading `\` if escaped): what status lines show.
+    pub shown: String,
+    /// The path to hash.
+    pub path: String,
+    pub expected: Digest,
+}
+
+/// Parses one b3sum checkfile line (its line end included or not); the error is b3sum's text.
+pub fn parse_b3sum_line(line: &str) -> Result<B3sumLine, &'static str> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    if line.is_empty() {
+        return Err("Empty line");
+    }
+    let (escaped, rest) = match line.strip_prefix('\\') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let (hex, name) = if let Some((hex, name)) = rest.split_once("  ") {
+        (hex, name)
+    } else if let Some((name, hex)) = rest
+        .strip_prefix("BLAKE3 (")
+        .and_then(|tagged| tagged.rsplit_once(") = "))
+    {
+        (hex, name)
+    } else {
+        return Err("Invalid check line format");
+    };
+    if hex.len() != 64 {
+        return Err("Invalid hash length");
+    }
+    if !hex
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err("Invalid hex");
+    }
+    let expected = decode_digest(hex.as_bytes(), 32).ok_or("Invalid hex")?;
+    let path = if escaped {
+        let mut path = String::with_capacity(name.len());
+        let mut chars = name.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                path.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('n') => path.push('\n'),
+                Some('r') => path.push('\r'),
+                Some('\\') => path.push('\\'),
+                _ => return Err("Invalid backslash escape"),
+            }
+        }
+        path
+    } else {
+        name.to_string()
+    };
+    if path.is_empty() {
+        return Err("empty file path");
+    }
+    if path.contains('\0') {
+        return Err("Null character in path");
+    }
+    if path.contains('\u{fffd}') {
+        return Err("Unicode replacement character in path");
+    }
+    Ok(B3sumLine {
+        shown: if escaped {
+            format!("\\{name}")
+        } else {
+            name.to_string()
+        },
+        path,
+        expected,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -582,5 +664,36 @@ mod tests {
             split_lines(b"a\nb\0c\0", b'\0', false),
             vec![&b"a\nb"[..], b"c"]
         );
+    }
+
+    #[test]
+    fn b3sum_lines_follow_b3sum_rules() {
+        let hex = hash(Algorithm::Blake3, b"a").to_hex();
+        let line = parse_b3sum_line(&format!("{hex}  a b\n")).unwrap();
+        assert_eq!((line.shown.as_str(), line.path.as_str()), ("a b", "a b"));
+        assert_eq!(line.expected, hash(Algorithm::Blake3, b"a"));
+        let tagged = parse_b3sum_line(&format!("BLAKE3 (x) = y) = {hex}\r\n")).unwrap();
+        assert_eq!(tagged.path, "x) = y");
+        let escaped = parse_b3sum_line(&format!("\\{hex}  a\\nb\\\\c")).unwrap();
+        assert_eq!(
+            (escaped.shown.as_str(), escaped.path.as_str()),
+            ("\\a\\nb\\\\c", "a\nb\\c")
+        );
+        for (line, reason) in [
+            (String::new(), "Empty line"),
+            ("\n".to_string(), "Empty line"),
+            (format!("{hex} a"), "Invalid check line format"),
+            (format!("{}  a", hex.to_uppercase()), "Invalid hex"),
+            (format!("{}  a", &hex[..62]), "Invalid hash length"),
+            (format!("\\{hex}  a\\tb"), "Invalid backslash escape"),
+            (format!("\\{hex}  a\\"), "Invalid backslash escape"),
+            (
+                format!("{hex}  a\u{fffd}"),
+                "Unicode replacement character in path",
+            ),
+            (format!("{hex}  a\0b"), "Null character in path"),
+        ] {
+            assert_eq!(parse_b3sum_line(&line), Err(reason), "{line:?}");
+        }
     }
 }
