@@ -394,14 +394,7 @@ fn check_b3sum_files(
     failed: &mut u64,
 ) -> io::Result<Option<String>> {
     for checkfile in &config.inputs {
-        let data = match checkfile {
-            Input::Stdin => crate::io::stdin().and_then(|mut stdin| {
-                let mut data = Vec::new();
-                stdin.read_to_end(&mut data).map(|_| data)
-            }),
-            Input::Path(path) => std::fs::read(path),
-        };
-        let data = match data {
+        let data = match crate::io::read_all(checkfile) {
             Ok(data) => data,
             Err(e) => return Ok(Some(e.to_string())),
         };

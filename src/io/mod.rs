@@ -82,6 +82,17 @@ pub fn stdin() -> std::io::Result<std::io::StdinLock<'static>> {
     Ok(std::io::stdin().lock())
 }
 
+/// All of an input's bytes at once (a name list, a b3sum checkfile).
+pub fn read_all(input: &Input) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut data = Vec::new();
+    match input {
+        Input::Stdin => stdin()?.read_to_end(&mut data)?,
+        Input::Path(path) => std::fs::File::open(path)?.read_to_end(&mut data)?,
+    };
+    Ok(data)
+}
+
 /// Whether something tried to read a standard input that was closed: coreutils then also
 /// fails its closing of standard input at exit (`standard input: Bad file descriptor`).
 pub fn stdin_was_wanted_while_closed() -> bool {

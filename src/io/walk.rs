@@ -9,7 +9,7 @@
 use super::{long_paths, Input};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use std::ffi::OsStr;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
@@ -237,15 +237,7 @@ fn relative_to<'a>(path: &'a Path, root: &Path) -> &'a Path {
 /// newline (a NUL); an empty name in a NUL-separated list is an error; `-` is read as a file
 /// name in the list only when the list is not standard input.
 pub fn read_name_list(source: &Input, zero: bool) -> io::Result<Vec<Vec<u8>>> {
-    let mut data = Vec::new();
-    match source {
-        Input::Stdin => {
-            super::stdin()?.read_to_end(&mut data)?;
-        }
-        Input::Path(path) => {
-            std::fs::File::open(path)?.read_to_end(&mut data)?;
-        }
-    }
+    let data = super::read_all(source)?;
     let separator = if zero { b'\0' } else { b'\n' };
     let mut names = Vec::new();
     for (index, name) in io::Cursor::new(&data).split(separator).enumerate() {

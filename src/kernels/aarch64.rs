@@ -14,7 +14,7 @@
 //! where the CPU has one), BLAKE3's NEON, crc-fast's PMULL folding, and XXH3's NEON loop,
 //! which xxhash-rust compiles in unconditionally because NEON is part of every AArch64 CPU.
 
-use super::crates::{sha_extensions, RustCrypto};
+use super::crates::{sha_extensions, sha_one_stream, RustCrypto};
 use super::detect::Capabilities;
 use super::engine::{always, Engine};
 use super::lanes::neon::NeonX16;
@@ -38,7 +38,7 @@ macro_rules! sha256_neon {
             needs: "NEON",
             describe: |caps| format!(
                 "fasthash, NEON: 16 files side by side (one alone: sha2 crate, {})",
-                if sha_extensions(caps) { "Armv8 SHA" } else { "scalar" }
+                sha_one_stream(caps)
             ),
             streaming: || Box::new(RustCrypto(<$state as ::sha2::Digest>::new())),
             one_shot: |data| Digest::from_slice(&<$state as ::sha2::Digest>::digest(data)),
@@ -62,7 +62,7 @@ pub(super) static ENGINES: &[Engine] = &[
         needs: "NEON",
         describe: |caps| format!(
             "fasthash, NEON: 16 files side by side (one alone: sha1 crate, {})",
-            if sha_extensions(caps) { "Armv8 SHA" } else { "scalar" }
+            sha_one_stream(caps)
         ),
         streaming: || Box::new(RustCrypto(<::sha1::Sha1 as ::sha2::Digest>::new())),
         one_shot: |data| Digest::from_slice(&<::sha1::Sha1 as ::sha2::Digest>::digest(data)),

@@ -42,6 +42,16 @@ pub(super) fn sha_extensions(caps: &Capabilities) -> bool {
     (caps.sha_ni && caps.sse2 && caps.ssse3 && caps.sse41) || caps.arm_sha2
 }
 
+/// What the sha1/sha2 crates run one stream on here: their SHA-extension path, or scalar code.
+/// Lane engines name it for a message alone.
+pub(super) fn sha_one_stream(caps: &Capabilities) -> &'static str {
+    if sha_extensions(caps) {
+        sha_extensions_path(caps)
+    } else {
+        "scalar"
+    }
+}
+
 fn sha_extensions_path(caps: &Capabilities) -> &'static str {
     if caps.sha_ni {
         "SHA-NI"

@@ -5,7 +5,7 @@
 //! A lane engine hashes several files at once; a message alone (one large file, standard
 //! input) goes to the best single-stream code, named in its description.
 
-use super::crates::{sha_extensions, RustCrypto};
+use super::crates::{sha_one_stream, RustCrypto};
 use super::detect::Capabilities;
 use super::engine::{always, Engine, Split};
 use super::lanes::avx2::Avx2x8;
@@ -21,15 +21,6 @@ fn avx512(caps: &Capabilities) -> bool {
 }
 
 const AVX512_NEEDS: &str = "AVX-512F, BW and VL";
-
-/// Where a message alone goes in a SHA-1/SHA-256 lane engine: the crate's SHA-NI, if any.
-fn lone_sha(caps: &Capabilities) -> &'static str {
-    if sha_extensions(caps) {
-        "SHA-NI"
-    } else {
-        "scalar"
-    }
-}
 
 /// With AVX-512, crc-fast folds 512 bits at a time with VPCLMULQDQ itself; our 256-bit kernel
 /// is for the CPUs where it does not (this is what crc-fast tests before that path).
@@ -78,8 +69,7 @@ impl<K: xxh3::StripeLoop + Send> Xxh3State for xxh3::Xxh3Wide<K> {
 /// XXH3-64 (`wide` false) or XXH3-128 on one of our stripe loops; inputs of up to 240 bytes
 /// (another, scalar algorithm) go to xxhash-rust inside the one-shot calls.
 macro_rules! xxh3 {
-    ($algorithm:expr, $wide:literal, $kernel:expr, $loop:ty, $runs_on:expr, $needs:literal,
-     $hash64:path, $hash128:path) => {
+    ($algorithm:expr, $wide:literal, $kernel:expr, $loop:ty, $runs_on:expr, $needs:literal) => {
         Engine {
             algorithm: $algorithm,
             kernel: $kernel,
@@ -92,16 +82,14 @@ macro_rules! xxh3 {
                 None => (super::engine::portable($algorithm).streaming)(),
             },
             one_shot: |data| {
-                let value = if $wide {
-                    $hash128(data)
+                let digest = if $wide {
+                    xxh3::one_shot128::<$loop>(data)
+                        .map(|value| Digest::from_slice(&value.to_be_bytes()))
                 } else {
-                    $hash64(data).map(u128::from)
+                    xxh3::one_shot64::<$loop>(data)
+                        .map(|value| Digest::from_slice(&value.to_be_bytes()))
                 };
-                match value {
-                    Some(value) if $wide => Digest::from_slice(&value.to_be_bytes()),
-                    Some(value) => Digest::from_slice(&(value as u64).to_be_bytes()),
-                    None => super::engine::portable($algorithm).hash(data),
-                }
+                digest.unwrap_or_else(|| super::engine::portable($algorithm).hash(data))
             },
             lanes: None,
             split: Split::Whole,
@@ -116,7 +104,7 @@ macro_rules! sha256_avx512 {
             $algorithm, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
             describe: |caps| format!(
                 "fasthash, AVX-512: 16 files side by side (one alone: sha2 crate, {})",
-                lone_sha(caps)
+                sha_one_stream(caps)
             ),
             streaming: || Box::new(RustCrypto(<$state as ::sha2::Digest>::new())),
             one_shot: |data| Digest::from_slice(&<$state as ::sha2::Digest>::digest(data)),
@@ -147,7 +135,7 @@ pub(super) static ENGINES: &[Engine] = &[
         Algorithm::Sha1, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
         describe: |caps| format!(
             "fasthash, AVX-512: 16 files side by side (one alone: sha1 crate, {})",
-            lone_sha(caps)
+            sha_one_stream(caps)
         ),
         streaming: || Box::new(RustCrypto(<::sha1::Sha1 as ::sha2::Digest>::new())),
         one_shot: |data| Digest::from_slice(&<::sha1::Sha1 as ::sha2::Digest>::digest(data)),
@@ -181,9 +169,7 @@ pub(super) static ENGINES: &[Engine] = &[
         Kernel::Avx512,
         xxh3::Avx512,
         |caps| caps.avx512f,
-        "AVX-512F",
-        xxh3::hash64_avx512,
-        xxh3::hash128_avx512
+        "AVX-512F"
     ),
     xxh3!(
         Algorithm::Xxh128,
@@ -191,9 +177,7 @@ pub(super) static ENGINES: &[Engine] = &[
         Kernel::Avx512,
         xxh3::Avx512,
         |caps| caps.avx512f,
-        "AVX-512F",
-        xxh3::hash64_avx512,
-        xxh3::hash128_avx512
+        "AVX-512F"
     ),
     xxh3!(
         Algorithm::Xxh3,
@@ -201,9 +185,7 @@ pub(super) static ENGINES: &[Engine] = &[
         Kernel::Avx2,
         xxh3::Avx2,
         |caps| caps.avx2,
-        "AVX2",
-        xxh3::hash64,
-        xxh3::hash128
+        "AVX2"
     ),
     xxh3!(
         Algorithm::Xxh128,
@@ -211,9 +193,7 @@ pub(super) static ENGINES: &[Engine] = &[
         Kernel::Avx2,
         xxh3::Avx2,
         |caps| caps.avx2,
-        "AVX2",
-        xxh3::hash64,
-        xxh3::hash128
+        "AVX2"
     ),
     vpclmulqdq!(Algorithm::Crc64Nvme),
     vpclmulqdq!(Algorithm::Crc32),

@@ -240,7 +240,7 @@ fn one_shot_acc(kernel: impl StripeLoop, data: &[u8]) -> [u64; 8] {
 }
 
 /// One-shot XXH3-64 on the kernel `K`, any length; None when the CPU cannot run `K`.
-fn one_shot64<K: StripeLoop>(data: &[u8]) -> Option<u64> {
+pub fn one_shot64<K: StripeLoop>(data: &[u8]) -> Option<u64> {
     let kernel = K::detect()?;
     Some(if data.len() as u64 <= MID_SIZE_MAX {
         xxhash_rust::xxh3::xxh3_64(data)
@@ -250,33 +250,13 @@ fn one_shot64<K: StripeLoop>(data: &[u8]) -> Option<u64> {
 }
 
 /// One-shot XXH3-128 on the kernel `K`, any length; None when the CPU cannot run `K`.
-fn one_shot128<K: StripeLoop>(data: &[u8]) -> Option<u128> {
+pub fn one_shot128<K: StripeLoop>(data: &[u8]) -> Option<u128> {
     let kernel = K::detect()?;
     Some(if data.len() as u64 <= MID_SIZE_MAX {
         xxhash_rust::xxh3::xxh3_128(data)
     } else {
         long128(&one_shot_acc(kernel, data), data.len() as u64)
     })
-}
-
-/// One-shot XXH3-64 on the AVX2 kernel; None without AVX2.
-pub fn hash64(data: &[u8]) -> Option<u64> {
-    one_shot64::<Avx2>(data)
-}
-
-/// One-shot XXH3-128 on the AVX2 kernel; None without AVX2.
-pub fn hash128(data: &[u8]) -> Option<u128> {
-    one_shot128::<Avx2>(data)
-}
-
-/// One-shot XXH3-64 on the AVX-512 kernel; None without AVX-512F.
-pub fn hash64_avx512(data: &[u8]) -> Option<u64> {
-    one_shot64::<Avx512>(data)
-}
-
-/// One-shot XXH3-128 on the AVX-512 kernel; None without AVX-512F.
-pub fn hash128_avx512(data: &[u8]) -> Option<u128> {
-    one_shot128::<Avx512>(data)
 }
 
 /// Streaming XXH3 on the kernel `K`; one state gives both the 64- and the 128-bit hash.
@@ -428,14 +408,14 @@ mod tests {
     const KERNELS: [Kernel; 2] = [
         Kernel {
             name: "AVX2",
-            hash64,
-            hash128,
+            hash64: one_shot64::<Avx2>,
+            hash128: one_shot128::<Avx2>,
             stream: stream::<Avx2>,
         },
         Kernel {
             name: "AVX-512",
-            hash64: hash64_avx512,
-            hash128: hash128_avx512,
+            hash64: one_shot64::<Avx512>,
+            hash128: one_shot128::<Avx512>,
             stream: stream::<Avx512>,
         },
     ];
