@@ -30,11 +30,11 @@ _fasthash() {
             fi
             case "${prev}" in
                 --algorithm)
-                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 crc64nvme crc32 crc32c" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 xxh32 crc64nvme crc32 crc32c" -- "${cur}"))
                     return 0
                     ;;
                 -a)
-                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 crc64nvme crc32 crc32c" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 xxh32 crc64nvme crc32 crc32c" -- "${cur}"))
                     return 0
                     ;;
                 --threads)

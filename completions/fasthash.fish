@@ -1,4 +1,4 @@
-complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)' -r -f -a "sha256\t''
+complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)' -r -f -a "sha256\t''
 sha512\t''
 sha1\t''
 md5\t''
@@ -8,6 +8,7 @@ blake3\t''
 xxh3\t''
 xxh128\t''
 xxh64\t''
+xxh32\t''
 crc64nvme\t''
 crc32\t''
 crc32c\t''"

@@ -119,7 +119,7 @@ pub struct Cli {
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
-    /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh64, xxh3,
+    /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh32, xxh64, xxh3,
     /// xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)
     #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
     pub algorithm: Option<Algorithm>,

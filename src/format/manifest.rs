@@ -54,7 +54,7 @@ pub struct LineParser {
 
 /// How untagged digests are read by length, when nothing else says which algorithm: first the
 /// common meaning of each length (sha256sum, sha512sum, sha1sum, md5sum, sha224sum, sha384sum,
-/// xxhsum's default for 16 digits, cksum's CRC32 for 8), then every other algorithm of that
+/// xxhsum's default for 16 digits, the zlib CRC32 for 8), then every other algorithm of that
 /// length, tried in turn when the ones before do not match, so that fasthash verifies every
 /// manifest it writes, whatever the algorithm, without `-a`. A line then passes if the file
 /// matches under any of its length's algorithms: for an MD5 manifest that includes XXH128,
@@ -70,7 +70,7 @@ const READINGS_BY_LENGTH: &[(usize, &[Algorithm])] = &[
         8,
         &[Algorithm::Xxh64, Algorithm::Xxh3, Algorithm::Crc64Nvme],
     ),
-    (4, &[Algorithm::Crc32, Algorithm::Crc32c]),
+    (4, &[Algorithm::Crc32, Algorithm::Crc32c, Algorithm::Xxh32]),
 ];
 
 /// The algorithms an untagged digest of `digest_len` bytes is read as, in the order they are
@@ -596,7 +596,7 @@ mod tests {
         assert_eq!(xxh64.fallbacks, [Algorithm::Xxh3, Algorithm::Crc64Nvme]);
         let crc = entry(OPEN, b"0d4a1185  f");
         assert_eq!(crc.algorithm, Algorithm::Crc32);
-        assert_eq!(crc.fallbacks, [Algorithm::Crc32c]);
+        assert_eq!(crc.fallbacks, [Algorithm::Crc32c, Algorithm::Xxh32]);
         // Every length some algorithm has is read, each of its algorithms exactly once.
         for algorithm in Algorithm::all() {
             let readings = readings_of_length(algorithm.digest_len());

@@ -55,6 +55,15 @@ impl Streaming for blake3_portable::Blake3 {
     }
 }
 
+impl Streaming for xxhash_rust::xxh32::Xxh32 {
+    fn update(&mut self, data: &[u8]) {
+        xxhash_rust::xxh32::Xxh32::update(self, data)
+    }
+    fn finalize(self: Box<Self>) -> Digest {
+        Digest::from_slice(&self.digest().to_be_bytes())
+    }
+}
+
 impl Streaming for xxhash_rust::xxh64::Xxh64 {
     fn update(&mut self, data: &[u8]) {
         xxhash_rust::xxh64::Xxh64::update(self, data)
@@ -221,6 +230,14 @@ pub(super) static ENGINES: &[Engine] = &[
         "xxhash-rust crate, scalar",
         || Box::new(xxhash_rust::xxh64::Xxh64::new(0)),
         |data| Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
+        Split::Whole
+    ),
+    // xxhsum -H0 and xxh32sum; plain code, as XXH64.
+    portable!(
+        Algorithm::Xxh32,
+        "xxhash-rust crate, scalar",
+        || Box::new(xxhash_rust::xxh32::Xxh32::new(0)),
+        |data| Digest::from_slice(&xxhash_rust::xxh32::xxh32(data, 0).to_be_bytes()),
         Split::Whole
     ),
     portable!(

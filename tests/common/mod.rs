@@ -143,6 +143,7 @@ pub fn fasthash_name(kat_algo: &str) -> Option<&'static str> {
         "sha512" => "sha512",
         "md5" => "md5",
         "blake3" => "blake3",
+        "xxh32" => "xxh32",
         "xxh64" => "xxh64",
         "xxh3-64" => "xxh3",
         "xxh3-128" => "xxh128",
