@@ -7,6 +7,7 @@ pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod dropin;
 pub mod error;
 pub mod format;
 pub mod generate;
