@@ -21,8 +21,8 @@ Register-ArgumentCompleter -Native -CommandName 'fasthash' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'fasthash' {
-            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)')
-            [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too)')
+            [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Threads hashing files in parallel (default: one per core)')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads hashing files in parallel (default: one per core)')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match')

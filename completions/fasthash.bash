@@ -30,11 +30,11 @@ _fasthash() {
             fi
             case "${prev}" in
                 --algorithm)
-                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 xxh32 crc64nvme crc32 crc32c" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 xxh32 crc64nvme crc32 crc32c blake2b sha3-256 sha3-512 sha3-384 sha3-224 sm3 crc crc32b bsd sysv" -- "${cur}"))
                     return 0
                     ;;
                 -a)
-                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 xxh32 crc64nvme crc32 crc32c" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "sha256 sha512 sha1 md5 sha384 sha224 blake3 xxh3 xxh128 xxh64 xxh32 crc64nvme crc32 crc32c blake2b sha3-256 sha3-512 sha3-384 sha3-224 sm3 crc crc32b bsd sysv" -- "${cur}"))
                     return 0
                     ;;
                 --threads)

@@ -1,4 +1,4 @@
-complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)' -r -f -a "sha256\t''
+complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum\'s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too)' -r -f -a "sha256\t''
 sha512\t''
 sha1\t''
 md5\t''
@@ -11,7 +11,17 @@ xxh64\t''
 xxh32\t''
 crc64nvme\t''
 crc32\t''
-crc32c\t''"
+crc32c\t''
+blake2b\t''
+sha3-256\t''
+sha3-512\t''
+sha3-384\t''
+sha3-224\t''
+sm3\t''
+crc\t''
+crc32b\t''
+bsd\t''
+sysv\t''"
 complete -c fasthash -s j -l threads -d 'Threads hashing files in parallel (default: one per core)' -r
 complete -c fasthash -l exclude -d 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match' -r
 complete -c fasthash -l include -d 'Hash only files matching GLOB, or under a directory matching it (same rules as --exclude)' -r

@@ -119,8 +119,10 @@ pub struct Cli {
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
-    /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, xxh32, xxh64, xxh3,
-    /// xxh128, crc32, crc32c, crc64nvme (case-insensitive; S3 names such as xxhash64 work too)
+    /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b,
+    /// sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c,
+    /// crc64nvme; cksum's crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64
+    /// work too)
     #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
     pub algorithm: Option<Algorithm>,
 

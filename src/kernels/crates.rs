@@ -4,6 +4,8 @@
 
 use super::detect::Capabilities;
 use super::engine::{always, Engine, Split, Streaming};
+use super::portable::through_streaming;
+use super::sums::{self, WithSize};
 use super::{crc, Algorithm, Digest, Kernel};
 
 /// A RustCrypto hash (sha1, sha2).
@@ -176,6 +178,44 @@ pub(super) static ENGINES: &[Engine] = &[
     crc_fast!(Algorithm::Crc64Nvme),
     crc_fast!(Algorithm::Crc32),
     crc_fast!(Algorithm::Crc32c),
+    Engine {
+        algorithm: Algorithm::Crc,
+        kernel: Kernel::CarrylessMultiply,
+        runs_on: carryless_multiply,
+        preferred_on: always,
+        needs: "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
+        describe: |_| {
+            format!(
+                "crc-fast crate, {}",
+                crc_fast::get_calculator_target(crc_fast::CrcAlgorithm::Crc32Cksum)
+            )
+        },
+        streaming: || Box::new(WithSize::new(sums::PosixCrc::folding())),
+        one_shot: |data| {
+            through_streaming(|| Box::new(WithSize::new(sums::PosixCrc::folding())), data)
+        },
+        lanes: None,
+        split: Split::Whole,
+    },
+    Engine {
+        algorithm: Algorithm::Crc32b,
+        kernel: Kernel::CarrylessMultiply,
+        runs_on: carryless_multiply,
+        preferred_on: always,
+        needs: "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
+        describe: |_| {
+            format!(
+                "crc-fast crate, {}",
+                crc::calculator_target(Algorithm::Crc32)
+            )
+        },
+        streaming: || Box::new(WithSize::new(sums::Crc32b::folding())),
+        one_shot: |data| {
+            through_streaming(|| Box::new(WithSize::new(sums::Crc32b::folding())), data)
+        },
+        lanes: None,
+        split: Split::Whole,
+    },
 ];
 
 #[cfg(test)]

@@ -277,8 +277,8 @@ mod tests {
         assert_eq!(count, crate::kernels::ALGORITHM_COUNT);
         let mut seen = vec![false; count];
         for algorithm in Algorithm::all() {
-            assert!((algorithm as usize) < count, "{algorithm}");
-            seen[algorithm as usize] = true;
+            assert!(algorithm.index() < count, "{algorithm}");
+            seen[algorithm.index()] = true;
         }
         assert!(seen.iter().all(|&s| s));
     }

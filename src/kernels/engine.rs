@@ -179,7 +179,9 @@ pub fn all() -> impl Iterator<Item = &'static Engine> {
 
 /// An algorithm's engines, fastest first.
 pub fn of(algorithm: Algorithm) -> impl Iterator<Item = &'static Engine> {
-    all().filter(move |engine| engine.algorithm == algorithm)
+    all()
+        .filter(move |engine| engine.algorithm == algorithm)
+        .chain(super::blake2b::shorter(algorithm))
 }
 
 /// The engine of `algorithm` on `kernel`, if it has one.
@@ -206,7 +208,11 @@ pub fn select(algorithm: Algorithm, caps: &Capabilities) -> &'static Engine {
 pub fn chosen(algorithm: Algorithm) -> &'static Engine {
     static CHOSEN: [OnceLock<&'static Engine>; super::ALGORITHM_COUNT] =
         [const { OnceLock::new() }; super::ALGORITHM_COUNT];
-    CHOSEN[algorithm as usize].get_or_init(|| {
+    // Each BLAKE2b length has one engine, the portable one: nothing to choose or check.
+    if let Some(engine) = super::blake2b::shorter(algorithm) {
+        return engine;
+    }
+    CHOSEN[algorithm.index()].get_or_init(|| {
         let caps = Capabilities::get();
         let wanted = detect::forced()
             .as_ref()

@@ -6,6 +6,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod blake2b;
 mod blake3_portable;
 mod crates;
 mod crc;
@@ -30,6 +31,7 @@ mod md5;
 mod md5_avx512;
 mod portable;
 mod sha2_portable;
+mod sums;
 #[cfg(test)]
 mod test_data;
 #[cfg(target_arch = "x86_64")]
@@ -42,6 +44,7 @@ pub(crate) use self::crc::crc_to_digest as crc_digest;
 pub use detect::Kernel;
 pub use digest::Digest;
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The algorithms fasthash computes.
@@ -61,6 +64,23 @@ pub enum Algorithm {
     Crc32,
     Crc32c,
     Crc64Nvme,
+    /// BLAKE2b with a digest of this many bytes (1 to 64; b2sum's default is 64). Each length
+    /// is its own function: the length is hashed in, so BLAKE2b-256 is not a truncated
+    /// BLAKE2b-512.
+    Blake2b(u8),
+    Sha3_224,
+    Sha3_256,
+    Sha3_384,
+    Sha3_512,
+    Sm3,
+    /// cksum's own CRC (POSIX: CRC-32/CKSUM over the data, then over the length).
+    Crc,
+    /// CRC-32/ISO-HDLC as `cksum -a crc32b` prints it: with the size.
+    Crc32b,
+    /// The BSD `sum` checksum (16 bits, rotate and add).
+    Bsd,
+    /// The System V `sum` checksum (16 bits, the byte sum folded).
+    Sysv,
 }
 
 /// What the rest of the program needs to know about an algorithm.
@@ -73,8 +93,11 @@ pub struct AlgorithmInfo {
     pub aliases: &'static [&'static str],
     /// The tag of BSD-style lines: `TAG (NAME) = DIGEST`.
     pub bsd_tag: &'static str,
-    /// Digest length in bytes.
+    /// Digest length in bytes (BLAKE2b's row: its longest, the default).
     pub digest_len: usize,
+    /// The legacy checksums of cksum and sum: the digest is the checksum then the input's
+    /// size (see [`sum_and_size`]), printed in decimal beside the size, never checked.
+    pub with_size: bool,
     /// Amazon S3's name (`ChecksumAlgorithm`), when S3 accepts the algorithm.
     pub s3_name: Option<&'static str>,
     /// The `x-amz-checksum-*` header, when S3 accepts the algorithm.
@@ -114,6 +137,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["sha-256", "sha2-256"],
         bsd_tag: "SHA256",
         digest_len: 32,
+        with_size: false,
         s3_name: Some("SHA256"),
         s3_header: Some("x-amz-checksum-sha256"),
         s3_multipart: COMPOSITE_ONLY,
@@ -124,6 +148,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["sha-512", "sha2-512"],
         bsd_tag: "SHA512",
         digest_len: 64,
+        with_size: false,
         s3_name: Some("SHA512"),
         s3_header: Some("x-amz-checksum-sha512"),
         s3_multipart: COMPOSITE_ONLY,
@@ -134,6 +159,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["sha-1"],
         bsd_tag: "SHA1",
         digest_len: 20,
+        with_size: false,
         s3_name: Some("SHA1"),
         s3_header: Some("x-amz-checksum-sha1"),
         s3_multipart: COMPOSITE_ONLY,
@@ -144,6 +170,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &[],
         bsd_tag: "MD5",
         digest_len: 16,
+        with_size: false,
         s3_name: Some("MD5"),
         s3_header: Some("x-amz-checksum-md5"),
         s3_multipart: COMPOSITE_ONLY,
@@ -154,6 +181,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["sha-384", "sha2-384"],
         bsd_tag: "SHA384",
         digest_len: 48,
+        with_size: false,
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
@@ -164,6 +192,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["sha-224", "sha2-224"],
         bsd_tag: "SHA224",
         digest_len: 28,
+        with_size: false,
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
@@ -174,6 +203,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["b3"],
         bsd_tag: "BLAKE3",
         digest_len: 32,
+        with_size: false,
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
@@ -184,6 +214,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["xxhash3", "xxh3-64", "xxh3_64"],
         bsd_tag: "XXH3",
         digest_len: 8,
+        with_size: false,
         s3_name: Some("XXHASH3"),
         s3_header: Some("x-amz-checksum-xxhash3"),
         s3_multipart: COMPOSITE_ONLY,
@@ -194,6 +225,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["xxhash128", "xxh3-128", "xxh3_128"],
         bsd_tag: "XXH128",
         digest_len: 16,
+        with_size: false,
         s3_name: Some("XXHASH128"),
         s3_header: Some("x-amz-checksum-xxhash128"),
         s3_multipart: COMPOSITE_ONLY,
@@ -204,6 +236,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["xxhash64"],
         bsd_tag: "XXH64",
         digest_len: 8,
+        with_size: false,
         s3_name: Some("XXHASH64"),
         s3_header: Some("x-amz-checksum-xxhash64"),
         s3_multipart: COMPOSITE_ONLY,
@@ -214,6 +247,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["xxhash32"],
         bsd_tag: "XXH32",
         digest_len: 4,
+        with_size: false,
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
@@ -224,6 +258,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["crc64-nvme", "crc64"],
         bsd_tag: "CRC64NVME",
         digest_len: 8,
+        with_size: false,
         s3_name: Some("CRC64NVME"),
         s3_header: Some("x-amz-checksum-crc64nvme"),
         s3_multipart: &[S3ChecksumType::FullObject],
@@ -231,9 +266,10 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
         algorithm: Algorithm::Crc32,
         name: "crc32",
-        aliases: &["crc32b", "crc-32"],
+        aliases: &["crc-32"],
         bsd_tag: "CRC32",
         digest_len: 4,
+        with_size: false,
         s3_name: Some("CRC32"),
         s3_header: Some("x-amz-checksum-crc32"),
         s3_multipart: CRC_TYPES,
@@ -244,9 +280,120 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         aliases: &["crc-32c"],
         bsd_tag: "CRC32C",
         digest_len: 4,
+        with_size: false,
         s3_name: Some("CRC32C"),
         s3_header: Some("x-amz-checksum-crc32c"),
         s3_multipart: CRC_TYPES,
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Blake2b(64),
+        name: "blake2b",
+        aliases: &["blake2b-512", "blake2", "b2"],
+        bsd_tag: "BLAKE2b",
+        digest_len: 64,
+        with_size: false,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha3_256,
+        name: "sha3-256",
+        aliases: &["sha3_256"],
+        bsd_tag: "SHA3-256",
+        digest_len: 32,
+        with_size: false,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha3_512,
+        name: "sha3-512",
+        aliases: &["sha3_512"],
+        bsd_tag: "SHA3-512",
+        digest_len: 64,
+        with_size: false,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha3_384,
+        name: "sha3-384",
+        aliases: &["sha3_384"],
+        bsd_tag: "SHA3-384",
+        digest_len: 48,
+        with_size: false,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sha3_224,
+        name: "sha3-224",
+        aliases: &["sha3_224"],
+        bsd_tag: "SHA3-224",
+        digest_len: 28,
+        with_size: false,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sm3,
+        name: "sm3",
+        aliases: &[],
+        bsd_tag: "SM3",
+        digest_len: 32,
+        with_size: false,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Crc,
+        name: "crc",
+        aliases: &["cksum"],
+        bsd_tag: "CRC",
+        digest_len: 4 + 8,
+        with_size: true,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Crc32b,
+        name: "crc32b",
+        aliases: &[],
+        bsd_tag: "CRC32B",
+        digest_len: 4 + 8,
+        with_size: true,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Bsd,
+        name: "bsd",
+        aliases: &["sum"],
+        bsd_tag: "BSD",
+        digest_len: 2 + 8,
+        with_size: true,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
+    },
+    AlgorithmInfo {
+        algorithm: Algorithm::Sysv,
+        name: "sysv",
+        aliases: &[],
+        bsd_tag: "SYSV",
+        digest_len: 2 + 8,
+        with_size: true,
+        s3_name: None,
+        s3_header: None,
+        s3_multipart: &[],
     },
 ];
 
@@ -257,10 +404,26 @@ impl Algorithm {
     }
 
     pub fn info(self) -> &'static AlgorithmInfo {
+        &ALGORITHMS[self.index()]
+    }
+
+    /// Its row's place in [`ALGORITHMS`]: every BLAKE2b length shares BLAKE2b's row.
+    pub(crate) fn index(self) -> usize {
+        let row = match self {
+            Algorithm::Blake2b(_) => Algorithm::Blake2b(64),
+            other => other,
+        };
         ALGORITHMS
             .iter()
-            .find(|info| info.algorithm == self)
+            .position(|info| info.algorithm == row)
             .expect("every Algorithm has a row in ALGORITHMS")
+    }
+
+    /// BLAKE2b with a digest of `bits` bits, as b2sum's `-l` takes it: a multiple of 8 from 8
+    /// to 512.
+    pub fn blake2b_bits(bits: u32) -> Option<Algorithm> {
+        (bits.is_multiple_of(8) && (8..=512).contains(&bits))
+            .then_some(Algorithm::Blake2b((bits / 8) as u8))
     }
 
     /// Looks up a `-a` name or alias, case-insensitively.
@@ -274,8 +437,16 @@ impl Algorithm {
             .map(|info| info.algorithm)
     }
 
-    /// Looks up the tag of a BSD-style line (exact, as coreutils does).
+    /// Looks up the tag of a BSD-style line (exact, as coreutils does); `BLAKE2b-BITS` names a
+    /// shorter BLAKE2b, as b2sum writes it.
     pub fn from_bsd_tag(tag: &str) -> Option<Algorithm> {
+        if let Some(bits) = tag.strip_prefix("BLAKE2b-") {
+            // Digits only: `parse` would also take a sign.
+            if bits.is_empty() || !bits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            return bits.parse().ok().and_then(Algorithm::blake2b_bits);
+        }
         ALGORITHMS
             .iter()
             .find(|info| info.bsd_tag == tag)
@@ -294,12 +465,22 @@ impl Algorithm {
         self.info().name
     }
 
-    pub fn bsd_tag(self) -> &'static str {
-        self.info().bsd_tag
+    /// The tag of BSD-style lines; a BLAKE2b shorter than 512 bits says its length, as b2sum
+    /// writes it (`BLAKE2b-256`).
+    pub fn bsd_tag(self) -> Cow<'static, str> {
+        match self {
+            Algorithm::Blake2b(len) if len < 64 => {
+                Cow::Owned(format!("{}-{}", self.info().bsd_tag, u32::from(len) * 8))
+            }
+            _ => Cow::Borrowed(self.info().bsd_tag),
+        }
     }
 
     pub fn digest_len(self) -> usize {
-        self.info().digest_len
+        match self {
+            Algorithm::Blake2b(len) => usize::from(len),
+            _ => self.info().digest_len,
+        }
     }
 
     /// Valid `-a` names, for usage errors and help.
@@ -314,12 +495,26 @@ impl Algorithm {
 
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match *self {
+            Algorithm::Blake2b(len) if len < 64 => {
+                write!(f, "{}-{}", self.name(), u32::from(len) * 8)
+            }
+            _ => f.write_str(self.name()),
+        }
     }
 }
 
-/// How many algorithms there are: the last variant's discriminant, plus one.
-pub(crate) const ALGORITHM_COUNT: usize = Algorithm::Crc64Nvme as usize + 1;
+/// How many rows [`ALGORITHMS`] has (a test keeps the two equal).
+pub(crate) const ALGORITHM_COUNT: usize = 24;
+
+/// A legacy checksum's digest ([`AlgorithmInfo::with_size`]) split into the checksum and the
+/// size of the input it was computed over.
+pub fn sum_and_size(digest: &Digest) -> (u64, u64) {
+    let bytes = digest.as_bytes();
+    let (value, size) = bytes.split_at(bytes.len().saturating_sub(8));
+    let big_endian = |bytes: &[u8]| bytes.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b));
+    (big_endian(value), big_endian(size))
+}
 
 /// A streaming hasher for one algorithm, on one engine.
 pub struct Hasher(Box<dyn engine::Streaming>);
@@ -358,6 +553,43 @@ pub fn hash_many(algorithm: Algorithm, messages: &[&[u8]]) -> Vec<Digest> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blake2b_lengths_are_named_as_b2sum_names_them() {
+        assert_eq!(Algorithm::blake2b_bits(256), Some(Algorithm::Blake2b(32)));
+        for bits in [0, 4, 12, 520, 1024] {
+            assert_eq!(Algorithm::blake2b_bits(bits), None, "{bits}");
+        }
+        assert_eq!(Algorithm::Blake2b(32).bsd_tag(), "BLAKE2b-256");
+        assert_eq!(Algorithm::Blake2b(64).bsd_tag(), "BLAKE2b");
+        assert_eq!(Algorithm::Blake2b(32).digest_len(), 32);
+        assert_eq!(Algorithm::Blake2b(32).to_string(), "blake2b-256");
+        assert_eq!(
+            Algorithm::from_bsd_tag("BLAKE2b-8"),
+            Some(Algorithm::Blake2b(1))
+        );
+        assert_eq!(
+            Algorithm::from_bsd_tag("BLAKE2b"),
+            Some(Algorithm::Blake2b(64))
+        );
+        for tag in [
+            "BLAKE2b-",
+            "BLAKE2b-+256",
+            "BLAKE2b-7",
+            "BLAKE2b-1024",
+            "BLAKE2b-256x",
+        ] {
+            assert_eq!(Algorithm::from_bsd_tag(tag), None, "{tag}");
+        }
+        assert_eq!(
+            Algorithm::from_name("BLAKE2B"),
+            Some(Algorithm::Blake2b(64))
+        );
+        assert_eq!(
+            Algorithm::from_bsd_tag("SHA3-384"),
+            Some(Algorithm::Sha3_384)
+        );
+    }
 
     /// SHA-384/512 run on ring; the sha2 crate is their reference, on every length to 4161,
     /// streamed with a split point that moves, and on 3 MiB.

@@ -7,7 +7,9 @@
 //! xxhash-rust (whose SIMD width is fixed when it is compiled: SSE2 or NEON, the baselines of
 //! x86-64 and AArch64).
 
+use super::crates::RustCrypto;
 use super::engine::{always, Engine, Split, Streaming};
+use super::sums::{self, WithSize};
 use super::{blake3_portable, crc, md5, sha2_portable, Algorithm, Digest, Kernel};
 
 impl Streaming for sha2_portable::sha256::Sha256Family {
@@ -120,7 +122,7 @@ impl Streaming for crc::Crc {
 }
 
 /// A one-shot call through the streaming state, for engines that have no other.
-fn through_streaming(engine: fn() -> Box<dyn Streaming>, data: &[u8]) -> Digest {
+pub(super) fn through_streaming(engine: fn() -> Box<dyn Streaming>, data: &[u8]) -> Digest {
     let mut state = engine();
     state.update(data);
     state.finalize()
@@ -161,6 +163,19 @@ macro_rules! portable {
             lanes: None,
             split: $split,
         }
+    };
+}
+
+/// A portable engine on a RustCrypto hash, which has no code but plain Rust.
+macro_rules! rust_crypto {
+    ($algorithm:expr, $describe:expr, $hash:ty) => {
+        portable!(
+            $algorithm,
+            $describe,
+            || Box::new(RustCrypto(<$hash as sha2::Digest>::new())),
+            |data| Digest::from_slice(&<$hash as sha2::Digest>::digest(data)),
+            Split::Whole
+        )
     };
 }
 
@@ -257,5 +272,42 @@ pub(super) static ENGINES: &[Engine] = &[
         "crc crate, 16 tables",
         state: crc::Crc::tables(Algorithm::Crc32c),
         Split::CrcCombine
+    ),
+    // Shorter BLAKE2b digests have engines of their own (`blake2b`).
+    portable!(
+        Algorithm::Blake2b(64),
+        "blake2 crate, scalar",
+        || Box::new(RustCrypto(<blake2::Blake2b512 as blake2::Digest>::new())),
+        |data| Digest::from_slice(&<blake2::Blake2b512 as blake2::Digest>::digest(data)),
+        Split::Whole
+    ),
+    rust_crypto!(Algorithm::Sha3_224, "sha3 crate, scalar", sha3::Sha3_224),
+    rust_crypto!(Algorithm::Sha3_256, "sha3 crate, scalar", sha3::Sha3_256),
+    rust_crypto!(Algorithm::Sha3_384, "sha3 crate, scalar", sha3::Sha3_384),
+    rust_crypto!(Algorithm::Sha3_512, "sha3 crate, scalar", sha3::Sha3_512),
+    rust_crypto!(Algorithm::Sm3, "sm3 crate, scalar", sm3::Sm3),
+    portable!(
+        Algorithm::Crc,
+        "crc crate, 16 tables",
+        state: WithSize::new(sums::PosixCrc::tables()),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Crc32b,
+        "crc crate, 16 tables",
+        state: WithSize::new(sums::Crc32b::tables()),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Bsd,
+        "fasthash, scalar",
+        state: WithSize::new(sums::Bsd::default()),
+        Split::Whole
+    ),
+    portable!(
+        Algorithm::Sysv,
+        "fasthash, vectorised by the compiler",
+        state: WithSize::new(sums::Sysv::default()),
+        Split::Whole
     ),
 ];

@@ -143,6 +143,12 @@ pub fn fasthash_name(kat_algo: &str) -> Option<&'static str> {
         "sha512" => "sha512",
         "md5" => "md5",
         "blake3" => "blake3",
+        "sha3-224" => "sha3-224",
+        "sha3-256" => "sha3-256",
+        "sha3-384" => "sha3-384",
+        "sha3-512" => "sha3-512",
+        "sm3" => "sm3",
+        "blake2b" => "blake2b",
         "xxh32" => "xxh32",
         "xxh64" => "xxh64",
         "xxh3-64" => "xxh3",
@@ -168,6 +174,10 @@ pub fn bundled_known_answers() -> Vec<KnownAnswer> {
         ("SHA384LongMsg", "sha384"),
         ("SHA512ShortMsg", "sha512"),
         ("SHA512LongMsg", "sha512"),
+        ("SHA3_224ShortMsg", "sha3-224"),
+        ("SHA3_256ShortMsg", "sha3-256"),
+        ("SHA3_384ShortMsg", "sha3-384"),
+        ("SHA3_512ShortMsg", "sha3-512"),
     ] {
         all.extend(parse_rsp(
             &repo_path(&format!("tests/vectors/nist-cavp/{file}.rsp")),
@@ -177,6 +187,11 @@ pub fn bundled_known_answers() -> Vec<KnownAnswer> {
     all.extend(parse_rsp(
         &repo_path("tests/vectors/md5/rfc-1321.txt"),
         "md5",
+    ));
+    all.extend(parse_rsp(&repo_path("tests/vectors/sm3/oscca.txt"), "sm3"));
+    all.extend(parse_rsp(
+        &repo_path("tests/vectors/blake2/blake2b.txt"),
+        "blake2b",
     ));
     all.extend(parse_blake3_json(&repo_path(
         "tests/vectors/blake3/test_vectors.json",
