@@ -141,11 +141,13 @@ pub(super) struct Sysv(u32);
 
 impl SizedSum for Sysv {
     fn update(&mut self, data: &[u8]) {
-        // The sum of 2^24 bytes fits a u32 without wrapping: sum chunks of that size (a loop
-        // that vectorises), then add them wrapping, as System V's 32-bit accumulator does.
-        for chunk in data.chunks(1 << 24) {
-            let partial: u32 = chunk.iter().map(|&b| u32::from(b)).sum();
-            self.0 = self.0.wrapping_add(partial);
+        // 256 bytes sum to at most 65,280, which fits a u16: summing blocks of them in u16
+        // lanes is a loop the compiler vectorises eight or sixteen bytes at a time (in u32
+        // lanes it ran at a third of coreutils' speed). The 32-bit total wraps, as System V's
+        // accumulator does.
+        for block in data.chunks(256) {
+            let partial: u16 = block.iter().map(|&b| u16::from(b)).sum();
+            self.0 = self.0.wrapping_add(u32::from(partial));
         }
     }
     fn value(self, _size: u64) -> Vec<u8> {
