@@ -27,6 +27,7 @@ complete -c fasthash -l exclude -d 'Skip files and directories matching GLOB (a 
 complete -c fasthash -l include -d 'Hash only files matching GLOB, or under a directory matching it (same rules as --exclude)' -r
 complete -c fasthash -l files-from -d 'Read the names of the files to hash from FILE, one a line (`-`: standard input)' -r
 complete -c fasthash -l files0-from -d 'Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0` writes; `-`: standard input)' -r
+complete -c fasthash -l shard -d 'Hash only the K-th of N parts of the inputs: the sorted walk cut into N runs of about equal bytes, from names and sizes alone, so every machine cuts it the same way. The output starts with a `# fasthash shard K/N` line for --merge (a comment to --check)' -r
 complete -c fasthash -l part-size -d 'What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024; 8MiB, 5M, 16777216)' -r
 complete -c fasthash -l checksum-type -d 'With --part-size: composite (the checksum of the part checksums, `-N`) or full-object (the whole object\'s CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object for crc64nvme' -r -f -a "composite\t''
 full-object\t''"
@@ -55,6 +56,7 @@ complete -c fasthash -l strict -d 'With --check: exit non-zero for improperly fo
 complete -c fasthash -s w -l warn -d 'With --check: warn about improperly formatted lines'
 complete -c fasthash -s r -l recursive -d 'Hash the files under directories, recursively (sorted by name, hidden files included)'
 complete -c fasthash -s L -l follow -d 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
+complete -c fasthash -l merge -d 'Merge the shard manifests FILE... (of --shard K/N, any order) into the manifest one run writes, byte for byte; refuses shards of different runs, a shard twice or a missing one'
 complete -c fasthash -l progress -d 'Show the progress bar at once (default: only when standard error is a terminal and the work takes more than a second)'
 complete -c fasthash -l no-progress -d 'Never show a progress bar'
 complete -c fasthash -l s3 -d 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'

@@ -82,6 +82,8 @@ Examples:
   fasthash -c --quiet B3SUMS XXHSUMS   manifests of b3sum, xxhsum, or several algorithms
   fasthash -r --exclude .git DIR       every file under DIR, sorted, on every core
   find . -print0 | fasthash --files0-from -   names from another program
+  fasthash -r --shard 2/8 DIR > s2     the second of eight parts of DIR, for one machine
+  fasthash --merge s*                  the shards back into the manifest of one run
   fasthash --s3 -a crc64nvme F         the x-amz-checksum-crc64nvme value for F
   fasthash --s3 -a sha256 --part-size 8MiB F   what S3 reports for a multipart upload
   fasthash --etag --part-size 8MiB F   the multipart ETag
@@ -209,6 +211,18 @@ pub struct Cli {
     /// writes; `-`: standard input)
     #[arg(long, value_name = "FILE")]
     pub files0_from: Option<OsString>,
+
+    /// Hash only the K-th of N parts of the inputs: the sorted walk cut into N runs of about
+    /// equal bytes, from names and sizes alone, so every machine cuts it the same way. The
+    /// output starts with a `# fasthash shard K/N` line for --merge (a comment to --check)
+    #[arg(long, value_name = "K/N", value_parser = crate::io::shard::Shard::parse, help_heading = "Shards")]
+    pub shard: Option<crate::io::shard::Shard>,
+
+    /// Merge the shard manifests FILE... (of --shard K/N, any order) into the manifest one
+    /// run writes, byte for byte; refuses shards of different runs, a shard twice or a missing
+    /// one
+    #[arg(long, help_heading = "Shards")]
+    pub merge: bool,
 
     /// Show the progress bar at once (default: only when standard error is a terminal and the
     /// work takes more than a second)

@@ -9,6 +9,7 @@ use crate::format::{DigestEncoding, LineStyle};
 use crate::io::parallel::default_threads;
 use crate::io::progress::ProgressChoice;
 use crate::io::read::{MmapChoice, ReadOptions};
+use crate::io::shard::Shard;
 use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
@@ -23,6 +24,8 @@ pub enum Mode {
     Check,
     /// `--verify-s3 JSON FILE`.
     VerifyS3,
+    /// `--merge FILE...`: shard manifests into one.
+    Merge,
 }
 
 /// What the S3 options ask for.
@@ -75,6 +78,8 @@ pub struct Config {
     pub s3: Option<S3Options>,
     /// `--verify-s3`: the JSON that S3 printed.
     pub verify_s3: Option<std::path::PathBuf>,
+    /// `--shard K/N`: hash only this part of the inputs.
+    pub shard: Option<Shard>,
 }
 
 /// Where `--files-from`/`--files0-from` read the names to hash.
@@ -149,6 +154,8 @@ impl Config {
         validate_gnu_combinations(&cli, personality)?;
         let mode = if cli.verify_s3.is_some() {
             Mode::VerifyS3
+        } else if cli.merge {
+            Mode::Merge
         } else if cli.check {
             Mode::Check
         } else {
@@ -160,7 +167,7 @@ impl Config {
             Personality::Fasthash => match (cli.algorithm, mode) {
                 (Some(algorithm), _) => Some(algorithm),
                 (None, Mode::Hash) => Some(Algorithm::Sha256),
-                (None, Mode::Check | Mode::VerifyS3) => None,
+                (None, Mode::Check | Mode::VerifyS3 | Mode::Merge) => None,
             },
         };
         let style = LineStyle {
@@ -224,8 +231,27 @@ impl Config {
             ));
         }
         let mut inputs: Vec<Input> = cli.files.into_iter().map(Input::from_arg).collect();
+        if inputs.is_empty() && mode == Mode::Merge {
+            return Err(Error::usage(
+                "--merge needs the shard manifests to merge: fasthash --merge FILE...",
+            ));
+        }
         if inputs.is_empty() {
             inputs.push(Input::Stdin);
+        }
+        if cli.shard.is_some() {
+            if mode != Mode::Hash || s3.is_some() {
+                return Err(Error::usage(
+                    "--shard cuts the hashing of files into parts; it does not combine with \
+                     --check, --merge, --verify-s3 or the S3 options",
+                ));
+            }
+            if inputs.contains(&Input::Stdin) || names_from.is_some() {
+                return Err(Error::usage(
+                    "--shard needs the same files on every machine: name files or directories, \
+                     not standard input or a list of names",
+                ));
+            }
         }
         let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
         Ok(Config {
@@ -251,6 +277,7 @@ impl Config {
             debug: cli.debug,
             s3,
             verify_s3,
+            shard: cli.shard,
         })
     }
 }

@@ -10,6 +10,7 @@ use crate::format::s3::write_s3;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::progress::Progress;
 use crate::io::read::{hash_inputs, hash_reader};
+use crate::io::shard::select;
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
 use crate::kernels::{Algorithm, S3ChecksumType};
@@ -140,7 +141,23 @@ fn drive<T: Send>(
     };
     let progress = Progress::start(config.progress, &inputs, &config.walk);
     let mut write_failed = None;
-    let mut tasks = expand(inputs, config.walk.clone());
+    let mut tasks: Box<dyn Iterator<Item = Task> + Send> = match config.shard {
+        None => Box::new(expand(inputs, config.walk.clone())),
+        Some(shard) => {
+            let all = expand(inputs, config.walk.clone()).collect();
+            let (chosen, header) = select(all, shard, &line_format(config));
+            let mut line = header.into_bytes();
+            line.push(if config.style.zero_terminated {
+                b'\0'
+            } else {
+                b'\n'
+            });
+            if let Err(e) = out.write_all(&line) {
+                return write_failed_status(reporter, e);
+            }
+            Box::new(chosen.into_iter())
+        }
+    };
     let batches = std::iter::from_fn(move || {
         let batch: Vec<Task> = tasks.by_ref().take(batch.max(1)).collect();
         (!batch.is_empty()).then_some(batch)
@@ -206,12 +223,33 @@ fn drive<T: Send>(
     };
     match flushed {
         Ok(()) => status,
-        Err(e) if is_broken_pipe(&e) => status,
-        Err(e) => {
-            reporter.error(&Error::Write(e));
-            ExitStatus::Failure
-        }
+        Err(e) => status.max(write_failed_status(reporter, e)),
     }
+}
+
+/// A failed write to standard output: a closed pipe ends the run quietly, as for coreutils;
+/// anything else is reported.
+fn write_failed_status(reporter: &Reporter, e: io::Error) -> ExitStatus {
+    if is_broken_pipe(&e) {
+        return ExitStatus::Success;
+    }
+    reporter.error(&Error::Write(e));
+    ExitStatus::Failure
+}
+
+/// What decides the bytes of a shard's lines, for its fingerprint: shards written with another
+/// algorithm or line style are not merged with these.
+fn line_format(config: &Config) -> String {
+    let style = &config.style;
+    format!(
+        "{} tagged={} binary={} zero={} base64={} names={}",
+        config.algorithm.map_or("-".into(), |a| a.to_string()),
+        style.tagged,
+        style.binary,
+        style.zero_terminated,
+        style.encoding == crate::format::DigestEncoding::Base64,
+        style.with_names
+    )
 }
 
 /// A reader that counts what it hands over (the size of standard input).

@@ -14,6 +14,7 @@ pub mod generate;
 pub mod hash;
 pub mod io;
 pub mod kernels;
+pub mod merge;
 pub mod report;
 pub mod s3;
 
@@ -47,6 +48,7 @@ pub fn run(config: &Config) -> ExitStatus {
         (Mode::Hash, None) => ExitStatus::Usage,
         (Mode::Check, _) => check::run(config, &mut out, &reporter),
         (Mode::VerifyS3, _) => s3::verify::run(config, &mut out, &reporter),
+        (Mode::Merge, _) => merge::run(config, &mut out, &reporter),
     };
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
     if io::stdin_was_wanted_while_closed()

@@ -18,6 +18,7 @@ pub mod parallel;
 pub mod parts;
 pub mod progress;
 pub mod read;
+pub mod shard;
 pub mod walk;
 
 use std::ffi::{OsStr, OsString};

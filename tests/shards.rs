@@ -1,0 +1,239 @@
+//! `--shard K/N` and `--merge`: N runs over the same tree, merged, give the bytes of one run,
+//! whatever N and the order the shards are given in; shards of different runs, a shard twice
+//! and a missing shard are refused with nothing written.
+
+mod common;
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+/// A tree of files of many sizes, with names that have broken checksum tools before.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("data");
+    let names: Vec<Vec<u8>> = vec![
+        b"plain".to_vec(),
+        b"with space".to_vec(),
+        b"new\nline".to_vec(),
+        b"back\\slash".to_vec(),
+        b"\xff\xfe not utf-8".to_vec(),
+        b"empty".to_vec(),
+    ];
+    for (depth, sub) in ["", "a", "a/b", "c d"].iter().enumerate() {
+        let folder = root.join(sub);
+        std::fs::create_dir_all(&folder).unwrap();
+        for (index, name) in names.iter().enumerate() {
+            let seed = depth * 16 + index;
+            let len = if name == b"empty" {
+                0
+            } else {
+                (seed * 7919) % 150_000 + 1
+            };
+            let content: Vec<u8> = (0..len).map(|i| (i * 31 + seed) as u8).collect();
+            std::fs::write(folder.join(OsString::from_vec(name.clone())), content).unwrap();
+        }
+    }
+    dir
+}
+
+fn fasthash(dir: &Path, args: &[&str]) -> Output {
+    Command::new(FASTHASH)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs every shard of `count`, writes each to `shard-K`, and returns their file names.
+fn shards(dir: &Path, count: u32, options: &[&str]) -> Vec<String> {
+    (1..=count)
+        .map(|index| {
+            let shard = format!("{index}/{count}");
+            let mut args = options.to_vec();
+            args.extend(["--shard", &shard, "data"]);
+            let output = fasthash(dir, &args);
+            assert_eq!(output.status.code(), Some(0), "{shard}: {output:?}");
+            let name = format!("shard-{index}-of-{count}");
+            std::fs::write(dir.join(&name), &output.stdout).unwrap();
+            name
+        })
+        .collect()
+}
+
+#[test]
+fn merged_shards_are_the_single_run_byte_for_byte() {
+    let dir = tree();
+    for options in [
+        &["-r"][..],
+        &["-r", "-a", "blake3", "--tag"],
+        &["-r", "-a", "md5", "-z"],
+        &["-r", "-a", "crc64nvme", "--exclude", "a"],
+    ] {
+        let single = fasthash(dir.path(), &[options, &["data"]].concat());
+        assert_eq!(single.status.code(), Some(0));
+        assert!(single.stdout.len() > 300, "{options:?}");
+        for count in [1, 2, 7, 64] {
+            let mut names = shards(dir.path(), count, options);
+            // Given in any order: reversed here.
+            names.reverse();
+            let mut args = vec!["--merge"];
+            args.extend(names.iter().map(String::as_str));
+            let merged = fasthash(dir.path(), &args);
+            assert_eq!(
+                merged.status.code(),
+                Some(0),
+                "{options:?} {count}: {merged:?}"
+            );
+            assert_eq!(
+                merged.stdout, single.stdout,
+                "{options:?} {count} shards merged"
+            );
+            assert!(merged.stderr.is_empty());
+        }
+    }
+}
+
+#[test]
+fn every_file_is_in_exactly_one_shard_and_the_bytes_are_shared_out() {
+    let dir = tree();
+    let single = fasthash(dir.path(), &["-r", "data"]);
+    let lines = single
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    let names = shards(dir.path(), 4, &["-r"]);
+    let mut seen = 0;
+    for name in &names {
+        let text = std::fs::read(dir.path().join(name)).unwrap();
+        let body: Vec<&[u8]> = text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert!(body[0].starts_with(b"# fasthash shard "), "{name}");
+        // Each of four parts holds some of the 24 files: none is left idle.
+        assert!(body.len() > 2, "{name}: {}", body.len());
+        seen += body.len() - 1;
+    }
+    assert_eq!(seen, lines);
+}
+
+#[test]
+fn a_shard_manifest_checks_on_its_own_with_sha256sum_and_fasthash() {
+    let dir = tree();
+    let names = shards(dir.path(), 3, &["-r"]);
+    let checked = fasthash(dir.path(), &["-c", &names[1]]);
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+    if let Some(sha256sum) = common::peer("sha256sum") {
+        // coreutils skips lines that start with '#'; names with a newline are escaped.
+        let output = Command::new(sha256sum)
+            .current_dir(dir.path())
+            .args(["-c", "--strict", &names[1]])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    }
+}
+
+#[test]
+fn shards_of_different_runs_a_repeated_shard_and_a_missing_one_are_refused() {
+    let dir = tree();
+    let names = shards(dir.path(), 3, &["-r"]);
+    let refused = |args: &[&str], wanted: &str| {
+        let output = fasthash(dir.path(), args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {output:?}");
+        assert!(
+            output.stdout.is_empty(),
+            "{args:?}: wrote {:?}",
+            output.stdout
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(wanted), "{args:?}: {stderr}");
+    };
+    refused(&["--merge", &names[0], &names[2]], "missing shard 2/3");
+    refused(
+        &["--merge", &names[0], &names[1], &names[1], &names[2]],
+        "overlaps",
+    );
+    // Another algorithm, another number of parts, a tree that changed.
+    let md5 = fasthash(dir.path(), &["-r", "-a", "md5", "--shard", "2/3", "data"]);
+    std::fs::write(dir.path().join("md5-2"), md5.stdout).unwrap();
+    refused(&["--merge", &names[0], "md5-2", &names[2]], "another run");
+    let of_four = fasthash(dir.path(), &["-r", "--shard", "2/4", "data"]);
+    std::fs::write(dir.path().join("four-2"), of_four.stdout).unwrap();
+    refused(
+        &["--merge", &names[0], "four-2", &names[2]],
+        "different numbers of parts",
+    );
+    std::fs::write(dir.path().join("data/plain"), b"grown since").unwrap();
+    let changed = fasthash(dir.path(), &["-r", "--shard", "2/3", "data"]);
+    std::fs::write(dir.path().join("changed-2"), changed.stdout).unwrap();
+    refused(
+        &["--merge", &names[0], "changed-2", &names[2]],
+        "another run",
+    );
+    // A manifest that is not a shard.
+    let plain = fasthash(dir.path(), &["-r", "data"]);
+    std::fs::write(dir.path().join("plain-manifest"), plain.stdout).unwrap();
+    refused(&["--merge", "plain-manifest"], "not a shard manifest");
+}
+
+#[test]
+fn shard_refuses_what_it_cannot_cut_the_same_way_everywhere() {
+    let dir = tree();
+    for (args, wanted) in [
+        (&["--shard", "0/3", "data"][..], "not a shard K/N"),
+        (&["--shard", "4/3", "data"], "not a shard K/N"),
+        (&["--shard", "1/3"], "not standard input"),
+        (&["--shard", "1/3", "-c", "x"], "does not combine"),
+        (
+            &["--shard", "1/3", "--s3", "-a", "crc32", "data"],
+            "does not combine",
+        ),
+        (&["--merge"], "--merge needs"),
+    ] {
+        let output = fasthash(dir.path(), args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(wanted), "{args:?}: {stderr}");
+    }
+}
+
+/// The README's GNU parallel command, run with the real `parallel`.
+#[test]
+fn gnu_parallel_runs_the_shards_and_merge_gives_the_single_run() {
+    let Some(parallel) = common::peer("parallel") else {
+        return;
+    };
+    let dir = tree();
+    let single = fasthash(dir.path(), &["-r", "-a", "blake3", "data"]);
+    let output = Command::new(parallel)
+        .current_dir(dir.path())
+        .env("FASTHASH", FASTHASH)
+        .args([
+            "--will-cite",
+            "-j",
+            "4",
+            "$FASTHASH -r -a blake3 --shard {}/4 data > part-{}",
+            ":::",
+            "1",
+            "2",
+            "3",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let merged = Command::new("sh")
+        .current_dir(dir.path())
+        .args(["-c", "\"$FASTHASH\" --merge part-*"])
+        .env("FASTHASH", FASTHASH)
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{merged:?}");
+    assert_eq!(merged.stdout, single.stdout);
+}
