@@ -26,6 +26,9 @@ pub fn run(config: &Config, out: &mut (impl Write + Send), reporter: &Reporter) 
     if config.personality == Personality::B3sum {
         return run_b3sum(config, out, reporter);
     }
+    if let Some(tree) = &config.audit_tree {
+        return crate::audit::run(config, tree, out, reporter);
+    }
     let mut all_verified = true;
     for manifest in &config.inputs {
         match check_manifest(config, manifest, out, reporter) {
@@ -37,8 +40,19 @@ pub fn run(config: &Config, out: &mut (impl Write + Send), reporter: &Reporter) 
             }
         }
     }
-    match out.flush() {
-        Ok(()) if all_verified => ExitStatus::Success,
+    verified_status(out.flush(), all_verified, reporter)
+}
+
+/// The exit status of a verification once its output is written: success only when everything
+/// verified and the output went out; a closed pipe fails quietly, another write error is
+/// reported.
+pub(crate) fn verified_status(
+    written: io::Result<()>,
+    verified: bool,
+    reporter: &Reporter,
+) -> ExitStatus {
+    match written {
+        Ok(()) if verified => ExitStatus::Success,
         Ok(()) => ExitStatus::Failure,
         Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
         Err(e) => {
@@ -68,7 +82,11 @@ enum Outcome {
 
 /// Hashes the named file and compares, under the line's algorithm and then, only on a
 /// mismatch, under each of its fallbacks in turn: the algorithm that matched, if any.
-fn verify(entry: &Entry, input: &Input, options: &ReadOptions) -> io::Result<Option<Algorithm>> {
+pub(crate) fn verify(
+    entry: &Entry,
+    input: &Input,
+    options: &ReadOptions,
+) -> io::Result<Option<Algorithm>> {
     for &algorithm in std::iter::once(&entry.algorithm).chain(entry.fallbacks) {
         let digest: Digest = hash_input(input, algorithm, options)?;
         if digest == entry.expected {

@@ -80,6 +80,7 @@ Examples:
   fasthash -a crc64nvme --base64 F     the digest in base64, as cksum --base64 prints
   fasthash -c SHA256SUMS               verify a manifest, as sha256sum -c does
   fasthash -c --quiet B3SUMS XXHSUMS   manifests of b3sum, xxhsum, or several algorithms
+  fasthash -c SUMS --tree DIR          and the files of DIR that SUMS does not list
   fasthash -r --exclude .git DIR       every file under DIR, sorted, on every core
   find . -print0 | fasthash --files0-from -   names from another program
   fasthash -r --shard 2/8 DIR > s2     the second of eight parts of DIR, for one machine
@@ -211,6 +212,12 @@ pub struct Cli {
     /// writes; `-`: standard input)
     #[arg(long, value_name = "FILE")]
     pub files0_from: Option<OsString>,
+
+    /// With --check: also walk DIR and report the files no manifest lists (NEW), listed files
+    /// that are gone (MISSING) and files renamed since (MOVED from the listed name); with
+    /// --json, one object a file
+    #[arg(long, value_name = "DIR", requires = "check")]
+    pub tree: Option<OsString>,
 
     /// Hash only the K-th of N parts of the inputs: the sorted walk cut into N runs of about
     /// equal bytes, from names and sizes alone, so every machine cuts it the same way. The

@@ -80,6 +80,10 @@ pub struct Config {
     pub verify_s3: Option<std::path::PathBuf>,
     /// `--shard K/N`: hash only this part of the inputs.
     pub shard: Option<Shard>,
+    /// `--check --tree DIR`: audit DIR against the manifests.
+    pub audit_tree: Option<std::path::PathBuf>,
+    /// `--json` with `--tree`: the audit's statuses as JSON lines.
+    pub audit_json: bool,
 }
 
 /// Where `--files-from`/`--files0-from` read the names to hash.
@@ -278,6 +282,8 @@ impl Config {
             s3,
             verify_s3,
             shard: cli.shard,
+            audit_tree: cli.tree.clone().map(std::path::PathBuf::from),
+            audit_json: cli.json && cli.tree.is_some(),
         })
     }
 }
@@ -290,7 +296,8 @@ fn s3_options(
 ) -> Result<(Option<S3Options>, Option<Algorithm>), Error> {
     let asked = cli.s3
         || cli.s3_header
-        || cli.json
+        // With --tree, --json is the audit's format.
+        || (cli.json && cli.tree.is_none())
         || cli.part_size.is_some()
         || cli.checksum_type.is_some()
         || cli.etag

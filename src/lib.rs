@@ -3,6 +3,7 @@
 //! `main.rs` parses into a [`config::Config`] and calls [`run`]; algorithms and CPU dispatch
 //! live in [`kernels`], reading and parallelism in [`io`], every text in and out in [`format`].
 
+pub mod audit;
 pub mod bench;
 pub mod check;
 pub mod cli;

@@ -41,11 +41,7 @@ fn tree() -> tempfile::TempDir {
 }
 
 fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    Command::new(FASTHASH)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
+    common::fasthash_in(dir, args)
 }
 
 /// Runs every shard of `count`, writes each to `shard-K`, and returns their file names.

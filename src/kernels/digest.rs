@@ -8,7 +8,7 @@ const MAX_DIGEST_LEN: usize = 64;
 
 /// Raw digest bytes: the hash output for SHA-2, SHA-1, MD5 and BLAKE3; the big-endian integer
 /// for xxHash and the CRCs.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Digest {
     bytes: [u8; MAX_DIGEST_LEN],
     len: u8,

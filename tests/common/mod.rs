@@ -255,3 +255,12 @@ pub fn peer(program: &str) -> Option<PathBuf> {
     }
     found
 }
+
+/// Runs the fasthash binary in `dir` with `args`.
+pub fn fasthash_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_fasthash"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
