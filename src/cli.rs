@@ -83,6 +83,7 @@ Examples:
   fasthash -c SUMS --tree DIR          and the files of DIR that SUMS does not list
   fasthash -r --exclude .git DIR       every file under DIR, sorted, on every core
   find . -print0 | fasthash --files0-from -   names from another program
+  fasthash -r --cache ~/.fh-cache DIR  re-runs read only the files that changed
   fasthash -r --shard 2/8 DIR > s2     the second of eight parts of DIR, for one machine
   fasthash --merge s*                  the shards back into the manifest of one run
   fasthash --s3 -a crc64nvme F         the x-amz-checksum-crc64nvme value for F
@@ -218,6 +219,12 @@ pub struct Cli {
     /// --json, one object a file
     #[arg(long, value_name = "DIR", requires = "check")]
     pub tree: Option<OsString>,
+
+    /// Remember digests in FILE and take them from it for files whose device, inode, size,
+    /// modification and change times are unchanged (no read); with --check too, at the cost
+    /// of not noticing bit rot (see the README)
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<OsString>,
 
     /// Hash only the K-th of N parts of the inputs: the sorted walk cut into N runs of about
     /// equal bytes, from names and sizes alone, so every machine cuts it the same way. The

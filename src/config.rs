@@ -84,6 +84,8 @@ pub struct Config {
     pub audit_tree: Option<std::path::PathBuf>,
     /// `--json` with `--tree`: the audit's statuses as JSON lines.
     pub audit_json: bool,
+    /// `--cache FILE`: digests remembered across runs.
+    pub cache: Option<std::path::PathBuf>,
 }
 
 /// Where `--files-from`/`--files0-from` read the names to hash.
@@ -284,6 +286,7 @@ impl Config {
             shard: cli.shard,
             audit_tree: cli.tree.clone().map(std::path::PathBuf::from),
             audit_json: cli.json && cli.tree.is_some(),
+            cache: cli.cache.clone().map(std::path::PathBuf::from),
         })
     }
 }

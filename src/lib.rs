@@ -42,6 +42,11 @@ pub fn run(config: &Config) -> ExitStatus {
             reporter.message(format::kernels::debug_line(algorithm).as_bytes());
         }
     }
+    if let Some(path) = &config.cache {
+        if let Some(warning) = io::cache::activate(path) {
+            reporter.message(format!("warning: {warning}").as_bytes());
+        }
+    }
     let mut out = io::WholeLines::new(io::RawStdout, terminator);
     let status = match (config.mode, config.algorithm) {
         (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
@@ -51,6 +56,17 @@ pub fn run(config: &Config) -> ExitStatus {
         (Mode::VerifyS3, _) => s3::verify::run(config, &mut out, &reporter),
         (Mode::Merge, _) => merge::run(config, &mut out, &reporter),
     };
+    if let Some(cache) = io::cache::active() {
+        if config.debug {
+            reporter.message(cache.summary().as_bytes());
+        }
+        if let Err(e) = cache.save() {
+            let path = config.cache.as_deref().unwrap_or(std::path::Path::new(""));
+            reporter.message(
+                format!("warning: could not write the cache {}: {e}", path.display()).as_bytes(),
+            );
+        }
+    }
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
     if io::stdin_was_wanted_while_closed()
         && matches!(config.personality, cli::Personality::Coreutils { .. })

@@ -12,6 +12,7 @@
 //! - CRCs: 8 MiB windows on every core, combined; BLAKE3: its rayon tree, 128 MiB at a time;
 //! - never mapped: standard input, pipes, devices, and size-0 files such as those in `/proc`.
 
+pub mod cache;
 pub mod long_paths;
 pub mod mapped;
 pub mod parallel;

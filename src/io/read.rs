@@ -96,8 +96,27 @@ pub fn hash_input(
 ) -> io::Result<Digest> {
     match input {
         Input::Stdin => hash_reader(super::stdin()?, algorithm),
-        Input::Path(path) => hash_file(super::long_paths::open_file(path)?, algorithm, options),
+        Input::Path(path) => {
+            let Some(cache) = super::cache::active() else {
+                return hash_file(super::long_paths::open_file(path)?, algorithm, options);
+            };
+            if let Some(digest) = cached(cache, path, algorithm) {
+                return Ok(digest);
+            }
+            // Remembered under the state of the file as opened, before it is read.
+            let file = super::long_paths::open_file(path)?;
+            let before = file.metadata()?;
+            let digest = hash_file(file, algorithm, options)?;
+            cache.remember(&before, algorithm, digest);
+            Ok(digest)
+        }
     }
+}
+
+/// The digest `--cache` has for the file at `path` in the state one stat(2) finds it in: the
+/// file is not even opened.
+fn cached(cache: &super::cache::Cache, path: &Path, algorithm: Algorithm) -> Option<Digest> {
+    cache.lookup(&std::fs::metadata(path).ok()?, algorithm)
 }
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the
@@ -123,14 +142,32 @@ pub fn hash_inputs(
     // usual way, each on its own, on every core, beside the lanes.
     let engine = engine::chosen(algorithm);
     let mut opened: Vec<(usize, File, Option<usize>)> = Vec::new();
+    // With --cache: each opened file's state before it is read, to remember its digest by.
+    let cache = super::cache::active();
+    let mut states: Vec<Option<Metadata>> = inputs.iter().map(|_| None).collect();
     let mut alone: Vec<(usize, Option<File>)> = Vec::new();
     for (index, input) in inputs.iter().enumerate() {
         let Input::Path(path) = input else {
             alone.push((index, None));
             continue;
         };
+        if let Some(digest) = cache.and_then(|cache| cached(cache, path, algorithm)) {
+            results[index] = Some(Ok(digest));
+            continue;
+        }
         match open_with_small_size(path, options) {
-            Ok((file, small)) => opened.push((index, file, small)),
+            Ok((file, small)) => {
+                if cache.is_some() {
+                    match file.metadata() {
+                        Ok(before) => states[index] = Some(before),
+                        Err(error) => {
+                            results[index] = Some(Err(error));
+                            continue;
+                        }
+                    }
+                }
+                opened.push((index, file, small))
+            }
             Err(error) => results[index] = Some(Err(error)),
         }
     }
@@ -187,6 +224,13 @@ pub fn hash_inputs(
     }
     pool.extend(whole.into_iter().map(|(_, buffer)| buffer));
     BATCH_BUFFERS.with(|cell| *cell.borrow_mut() = pool);
+    if let Some(cache) = cache {
+        for (state, result) in states.iter().zip(&results) {
+            if let (Some(before), Some(Ok(digest))) = (state, result) {
+                cache.remember(before, algorithm, *digest);
+            }
+        }
+    }
     results
         .into_iter()
         .map(|result| result.expect("every input has a result"))

@@ -1,0 +1,444 @@
+//! `--cache FILE`: digests remembered across runs, so a re-run over an unchanged tree reads
+//! metadata instead of contents.
+//!
+//! A digest is taken from the cache only when the file's device, inode, size, modification
+//! time and change time (both to the nanosecond) are all what they were when it was hashed.
+//! The change time is set by the kernel on every write, rename or metadata change and cannot
+//! be set back by a user, so a file rewritten with its size and modification time restored is
+//! still hashed again. A file modified within two seconds of being hashed is not remembered:
+//! timestamps come from a clock that ticks a few milliseconds at a time, so a write right after
+//! the hash could leave them as they were (git calls this "racily clean").
+//!
+//! The file is written whole to a temporary file beside it, synced, and renamed over it, so a
+//! crash leaves the old cache or the new one, never half of one. A cache that does not end with
+//! the BLAKE3 of its contents, that another version wrote, or that another machine wrote
+//! (device and inode numbers mean nothing elsewhere) is ignored with a warning, never trusted.
+
+use crate::kernels::{Algorithm, Digest};
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
+
+const MAGIC: &[u8] = b"fasthash digest cache\n";
+const VERSION: u32 = 1;
+
+/// What identifies a file's state: if all of it is unchanged, so are its contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Stamp {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    fn of(metadata: &Metadata) -> Stamp {
+        Stamp {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            size: metadata.size(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+}
+
+/// The digests known for one file state.
+type Known = Vec<(Algorithm, Digest)>;
+
+/// Files by device and inode. The keys are numbers the kernel hands out, not chosen by anyone
+/// who could aim collisions at the table: a multiply-and-fold hash is enough, and SipHash
+/// was a sixth of a cached run's time over 100,000 files.
+type Files = HashMap<(u64, u64), (Stamp, Known), BuildHasherDefault<InodeHasher>>;
+
+#[derive(Default)]
+struct InodeHasher(u64);
+
+impl Hasher for InodeHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+pub struct Cache {
+    path: PathBuf,
+    /// As loaded: read by every thread, never written.
+    loaded: Files,
+    /// Learned in this run.
+    learned: Mutex<Files>,
+    /// Whether the file held a cache that could not be trusted: it is replaced even if this
+    /// run learned nothing.
+    replace: bool,
+    /// Lookups answered, and lookups that needed a hash, for `--debug`.
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+static ACTIVE: OnceLock<Cache> = OnceLock::new();
+
+/// The cache of this run, if `--cache` gave one.
+pub fn active() -> Option<&'static Cache> {
+    ACTIVE.get()
+}
+
+/// Loads `path` (a missing file is an empty cache) and makes it this run's cache. A file that
+/// cannot be trusted is ignored: the reason comes back to be shown as a warning.
+pub fn activate(path: &Path) -> Option<String> {
+    let (loaded, warning) = match std::fs::read(path) {
+        Ok(data) => match decode(&data, &machine()) {
+            Ok(loaded) => (loaded, None),
+            Err(reason) => (
+                Files::default(),
+                Some(format!(
+                    "ignoring the cache {}: {reason}; it will be rewritten",
+                    path.display()
+                )),
+            ),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => (Files::default(), None),
+        Err(e) => (
+            Files::default(),
+            Some(format!("ignoring the cache {}: {e}", path.display())),
+        ),
+    };
+    let _ = ACTIVE.set(Cache {
+        path: path.to_path_buf(),
+        loaded,
+        learned: Mutex::new(Files::default()),
+        replace: warning.is_some(),
+        hits: AtomicU64::new(0),
+        misses: AtomicU64::new(0),
+    });
+    warning
+}
+
+impl Cache {
+    /// The digest of the file whose metadata this is, if it was hashed in this state.
+    pub fn lookup(&self, metadata: &Metadata, algorithm: Algorithm) -> Option<Digest> {
+        let stamp = Stamp::of(metadata);
+        let found = self
+            .loaded
+            .get(&(stamp.device, stamp.inode))
+            .filter(|(known_stamp, _)| metadata.is_file() && *known_stamp == stamp)
+            .and_then(|(_, known)| known.iter().find(|(a, _)| *a == algorithm))
+            .map(|(_, digest)| *digest);
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// For `--debug`: how many files the cache answered for, and how many were hashed.
+    pub fn summary(&self) -> String {
+        format!(
+            "cache {}: {} files unchanged, taken from it; {} hashed",
+            self.path.display(),
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed)
+        )
+    }
+
+    /// Remembers a digest of a regular file hashed in the state `metadata` gave before it was
+    /// read; not one modified too recently to be told apart from a later write.
+    pub fn remember(&self, metadata: &Metadata, algorithm: Algorithm, digest: Digest) {
+        if !metadata.is_file() || too_recent(metadata) {
+            return;
+        }
+        let stamp = Stamp::of(metadata);
+        let mut learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = learned
+            .entry((stamp.device, stamp.inode))
+            .or_insert_with(|| (stamp, Vec::new()));
+        if entry.0 != stamp {
+            *entry = (stamp, Vec::new());
+        }
+        if !entry.1.iter().any(|(a, _)| *a == algorithm) {
+            entry.1.push((algorithm, digest));
+        }
+    }
+
+    /// Writes the cache back: what was loaded, updated with what this run learned. Nothing is
+    /// written when nothing was learned, unless the file held a cache that was ignored.
+    pub fn save(&self) -> io::Result<()> {
+        let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+        if learned.is_empty() && !self.replace {
+            return Ok(());
+        }
+        let mut all = self.loaded.clone();
+        for (key, (stamp, digests)) in learned.iter() {
+            let entry = all.entry(*key).or_insert_with(|| (*stamp, Vec::new()));
+            if entry.0 != *stamp {
+                *entry = (*stamp, Vec::new());
+            }
+            for (algorithm, digest) in digests {
+                entry.1.retain(|(a, _)| a != algorithm);
+                entry.1.push((*algorithm, *digest));
+            }
+        }
+        write_atomically(&self.path, &encode(&all, &machine()))
+    }
+}
+
+fn too_recent(metadata: &Metadata) -> bool {
+    let now = SystemTime::now();
+    let latest = |seconds: i64, nanos: i64| {
+        SystemTime::UNIX_EPOCH
+            + Duration::from_secs(seconds.max(0) as u64)
+            + Duration::from_nanos(nanos.max(0) as u64)
+    };
+    let recent = |time: SystemTime| match now.duration_since(time) {
+        Ok(age) => age < Duration::from_secs(2),
+        // In the future: a clock that disagrees; do not trust it.
+        Err(_) => true,
+    };
+    recent(latest(metadata.mtime(), metadata.mtime_nsec()))
+        || recent(latest(metadata.ctime(), metadata.ctime_nsec()))
+}
+
+/// This machine, as far as device and inode numbers go: its machine id, else its host name.
+fn machine() -> Vec<u8> {
+    for file in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
+        if let Ok(id) = std::fs::read(file) {
+            let id = id.trim_ascii().to_vec();
+            if !id.is_empty() {
+                return id;
+            }
+        }
+    }
+    let mut name = [0u8; 256];
+    // SAFETY: gethostname writes at most `name.len()` bytes into the buffer we own.
+    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    if ok {
+        name[..len].to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
+fn encode(all: &Files, machine: &[u8]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(machine.len() as u32).to_le_bytes());
+    out.extend_from_slice(machine);
+    out.extend_from_slice(&(all.len() as u64).to_le_bytes());
+    for (stamp, digests) in all.values() {
+        for n in [stamp.device, stamp.inode, stamp.size] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        for n in [
+            stamp.modified.0,
+            stamp.modified.1,
+            stamp.changed.0,
+            stamp.changed.1,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.push(digests.len() as u8);
+        for (algorithm, digest) in digests {
+            let name = algorithm.to_string();
+            out.push(name.len() as u8);
+            out.extend_from_slice(name.as_bytes());
+            out.push(digest.as_bytes().len() as u8);
+            out.extend_from_slice(digest.as_bytes());
+        }
+    }
+    let check = blake3::hash(&out);
+    out.extend_from_slice(check.as_bytes());
+    out
+}
+
+/// Reads back a cache that `machine` wrote; any doubt is an error, and the cache is then not
+/// used at all.
+fn decode(data: &[u8], machine: &[u8]) -> Result<Files, String> {
+    let corrupt = || "it is damaged (its check does not match)".to_string();
+    let body_len = data.len().checked_sub(32).ok_or_else(corrupt)?;
+    let (body, check) = data.split_at(body_len);
+    if blake3::hash(body).as_bytes() != check {
+        return Err(corrupt());
+    }
+    let mut reader = Reader(body);
+    if reader.take(MAGIC.len())? != MAGIC {
+        return Err("it is not a fasthash cache".into());
+    }
+    let version = u32::from_le_bytes(reader.array()?);
+    if version != VERSION {
+        return Err(format!(
+            "another version of fasthash wrote it (format {version})"
+        ));
+    }
+    let machine_len = u32::from_le_bytes(reader.array()?) as usize;
+    if reader.take(machine_len)? != machine {
+        return Err("another machine wrote it".into());
+    }
+    let count = u64::from_le_bytes(reader.array()?);
+    let mut all = Files::default();
+    all.reserve(count.min(1 << 24) as usize);
+    // Most caches hold one or two algorithms: their names are looked up once each.
+    let mut names: Vec<(&[u8], Algorithm)> = Vec::new();
+    for _ in 0..count {
+        let mut n = [0u64; 3];
+        for slot in &mut n {
+            *slot = u64::from_le_bytes(reader.array()?);
+        }
+        let mut t = [0i64; 4];
+        for slot in &mut t {
+            *slot = i64::from_le_bytes(reader.array()?);
+        }
+        let stamp = Stamp {
+            device: n[0],
+            inode: n[1],
+            size: n[2],
+            modified: (t[0], t[1]),
+            changed: (t[2], t[3]),
+        };
+        let digest_count = reader.take(1)?[0];
+        let mut digests = Vec::new();
+        for _ in 0..digest_count {
+            let name_len = reader.take(1)?[0] as usize;
+            let name = reader.take(name_len)?;
+            let len = reader.take(1)?[0] as usize;
+            let bytes = reader.take(len)?;
+            let algorithm = match names.iter().find(|(known, _)| *known == name) {
+                Some((_, algorithm)) => *algorithm,
+                None => {
+                    let text = std::str::from_utf8(name).map_err(|_| corrupt())?;
+                    let algorithm = algorithm_named(text).ok_or_else(corrupt)?;
+                    names.push((name, algorithm));
+                    algorithm
+                }
+            };
+            if bytes.len() != algorithm.digest_len() {
+                return Err(corrupt());
+            }
+            digests.push((algorithm, Digest::from_slice(bytes)));
+        }
+        all.insert((stamp.device, stamp.inode), (stamp, digests));
+    }
+    if !reader.0.is_empty() {
+        return Err(corrupt());
+    }
+    Ok(all)
+}
+
+/// An algorithm by the name `Display` gives it (`blake2b-256` for a shorter BLAKE2b).
+fn algorithm_named(name: &str) -> Option<Algorithm> {
+    if let Some(bits) = name.strip_prefix("blake2b-") {
+        return bits.parse().ok().and_then(Algorithm::blake2b_bits);
+    }
+    Algorithm::from_name(name).filter(|a| a.to_string() == name)
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, len: usize) -> Result<&'a [u8], String> {
+        if self.0.len() < len {
+            return Err("it is damaged (it ends early)".into());
+        }
+        let (taken, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Ok(taken)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        let bytes = self.take(N)?;
+        Ok(bytes.try_into().expect("take gave N bytes"))
+    }
+}
+
+/// Writes `data` to a temporary file beside `path`, syncs it, renames it over `path` and
+/// syncs the directory: `path` is the old file or the new one, whatever happens.
+fn write_atomically(path: &Path, data: &[u8]) -> io::Result<()> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".tmp.{}", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    let written = (|| {
+        let mut file = std::fs::File::create(&temporary)?;
+        file.write_all(data)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)?;
+        std::fs::File::open(&directory)?.sync_all()
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Files {
+        let stamp = Stamp {
+            device: 7,
+            inode: 42,
+            size: 3,
+            modified: (1_700_000_000, 5),
+            changed: (1_700_000_001, 6),
+        };
+        let digests = vec![
+            (
+                Algorithm::Sha256,
+                crate::kernels::hash(Algorithm::Sha256, b"abc"),
+            ),
+            (
+                Algorithm::Blake2b(32),
+                crate::kernels::hash(Algorithm::Blake2b(32), b"abc"),
+            ),
+        ];
+        Files::from_iter([((7, 42), (stamp, digests))])
+    }
+
+    #[test]
+    fn a_cache_reads_back_what_was_written() {
+        let all = sample();
+        assert_eq!(decode(&encode(&all, b"here"), b"here").unwrap(), all);
+    }
+
+    #[test]
+    fn any_damage_another_machine_or_version_is_refused() {
+        let data = encode(&sample(), b"here");
+        for index in [0, MAGIC.len() + 1, data.len() / 2, data.len() - 1] {
+            let mut damaged = data.clone();
+            damaged[index] ^= 1;
+            assert!(decode(&damaged, b"here").is_err(), "byte {index}");
+        }
+        assert!(decode(&data[..data.len() - 1], b"here").is_err());
+        assert!(decode(b"", b"here").is_err());
+        assert_eq!(
+            decode(&data, b"there").unwrap_err(),
+            "another machine wrote it"
+        );
+        // Another version, with a check that matches what it wrote.
+        let mut other = data[..data.len() - 32].to_vec();
+        other[MAGIC.len()] = 2;
+        let check = blake3::hash(&other);
+        other.extend_from_slice(check.as_bytes());
+        assert!(decode(&other, b"here")
+            .unwrap_err()
+            .contains("another version"));
+    }
+}
