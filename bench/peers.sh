@@ -145,6 +145,17 @@ for file in big mid; do
   group "$file-xxh128" "$bytes" 1 -- "$fasthash -a xxh128 $path" "xxhsum -H2 $path" \
     "FASTHASH_KERNEL=portable $fasthash -a xxh128 $path"
   group "$file-xxh64" "$bytes" 1 -- "$fasthash -a xxh64 $path" "xxhsum -H1 $path"
+  group "$file-xxh32" "$bytes" 1 -- "$fasthash -a xxh32 $path" "xxhsum -H0 $path"
+  # cksum's, b2sum's and sum's algorithms, beside coreutils and OpenSSL.
+  group "$file-blake2b" "$bytes" 1 -- "$fasthash -a blake2b $path" "b2sum $path" \
+    "openssl dgst -blake2b512 $path"
+  group "$file-sha3-256" "$bytes" 1 -- "$fasthash -a sha3-256 $path" \
+    "openssl dgst -sha3-256 $path"
+  group "$file-sm3" "$bytes" 1 -- "$fasthash -a sm3 $path" "cksum -a sm3 $path" \
+    "openssl dgst -sm3 $path"
+  group "$file-cksum" "$bytes" 1 -- "$fasthash -a crc $path" "cksum $path"
+  group "$file-sum-bsd" "$bytes" 1 -- "$fasthash -a bsd $path" "sum $path"
+  group "$file-sum-sysv" "$bytes" 1 -- "$fasthash -a sysv $path" "sum -s $path"
   # FASTHASH_KERNEL=clmul is crc-fast, the figure before our VPCLMULQDQ kernel.
   group "$file-crc32" "$bytes" 1 -- "$fasthash -a crc32 $path" "rhash --crc32 $path" \
     "FASTHASH_KERNEL=clmul $fasthash -a crc32 $path"
