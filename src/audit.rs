@@ -91,6 +91,7 @@ pub fn run(
             algorithm: config.algorithm,
             extensions: true,
             manifest_is_stdin: *manifest == Input::Stdin,
+            any_length: false,
         });
         for text in split_lines(&data, terminator, true) {
             match parser.parse(text) {

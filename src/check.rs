@@ -138,6 +138,7 @@ fn check_manifest(
         algorithm: config.algorithm,
         extensions,
         manifest_is_stdin: *manifest == Input::Stdin,
+        any_length: config.check_any_length,
     });
     let items: Vec<Item> = split_lines(&data, terminator, extensions)
         .into_iter()

@@ -10,7 +10,8 @@ use std::os::unix::ffi::OsStrExt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Personality {
     Fasthash,
-    /// `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`.
+    /// `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, and `b2sum`,
+    /// `cksum` and `sum` (whose options can change the algorithm: `crate::dropin::cksum`).
     Coreutils {
         program: &'static str,
         algorithm: Algorithm,
@@ -25,6 +26,9 @@ const COREUTILS_NAMES: &[(&str, Algorithm)] = &[
     ("sha256sum", Algorithm::Sha256),
     ("sha384sum", Algorithm::Sha384),
     ("sha512sum", Algorithm::Sha512),
+    ("b2sum", Algorithm::Blake2b(64)),
+    ("cksum", Algorithm::Crc),
+    ("sum", Algorithm::Bsd),
 ];
 
 impl Personality {
@@ -93,8 +97,9 @@ Examples:
   fasthash --verify-s3 head.json F     F against `aws s3api head-object` output
   fasthash bench                       each algorithm's kernel and speed on this CPU
 
-Started as md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum or b3sum (a symbolic
-link), fasthash is that program: its options, output, messages and exit codes.
+Started as md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum, b2sum, cksum, sum or
+b3sum (a symbolic link), fasthash is that program: its options, output, messages and exit
+codes.
 
 Exit status: 0 when every input was hashed (or verified), 1 when an input could not be read,
 changed while read, or did not match, or output failed; 2 for a usage error.
@@ -314,6 +319,22 @@ pub struct Cli {
     /// Explicit `-t`/`--text` was typed (GNU rejects `--tag --text`); set by the parsers.
     #[arg(skip)]
     pub text_typed: bool,
+
+    /// cksum's and b2sum's `-l`, as typed (each program checks it its own way).
+    #[arg(skip)]
+    pub length_text: Option<Vec<u8>>,
+
+    /// cksum's `-a`, as typed (cksum's names, not fasthash's).
+    #[arg(skip)]
+    pub cksum_algorithm: Option<Vec<u8>>,
+
+    /// cksum's `--raw`: the digest's bytes, not text.
+    #[arg(skip)]
+    pub raw: bool,
+
+    /// sum's `-s`/`--sysv`.
+    #[arg(skip)]
+    pub sysv: bool,
 }
 
 /// `fasthash bench`: the kernel and throughput of every algorithm on this CPU.
@@ -408,82 +429,90 @@ impl Cli {
 }
 
 /// One long option of a coreutils digest program.
-struct GnuOption {
-    long: &'static str,
-    short: Option<u8>,
-    set: fn(&mut Cli),
+#[derive(Clone, Copy)]
+pub(crate) struct GnuOption {
+    pub(crate) long: &'static str,
+    pub(crate) short: Option<u8>,
+    pub(crate) set: GnuAction,
 }
 
-const COREUTILS_OPTIONS: &[GnuOption] = &[
+/// What an option does: a flag, or one that takes an argument (and may refuse it).
+#[derive(Clone, Copy)]
+pub(crate) enum GnuAction {
+    Flag(fn(&mut Cli)),
+    Value(fn(&mut Cli, &[u8])),
+}
+
+pub(crate) const COREUTILS_OPTIONS: &[GnuOption] = &[
     GnuOption {
         long: "binary",
         short: Some(b'b'),
-        set: |c| {
+        set: GnuAction::Flag(|c| {
             c.binary = true;
             c.text = false;
             c.text_typed = false;
-        },
+        }),
     },
     GnuOption {
         long: "check",
         short: Some(b'c'),
-        set: |c| c.check = true,
+        set: GnuAction::Flag(|c| c.check = true),
     },
     GnuOption {
         long: "ignore-missing",
         short: None,
-        set: |c| c.ignore_missing = true,
+        set: GnuAction::Flag(|c| c.ignore_missing = true),
     },
     GnuOption {
         long: "quiet",
         short: None,
-        set: |c| {
+        set: GnuAction::Flag(|c| {
             c.quiet = true;
             c.status = false;
             c.warn = false;
-        },
+        }),
     },
     GnuOption {
         long: "status",
         short: None,
-        set: |c| {
+        set: GnuAction::Flag(|c| {
             c.status = true;
             c.quiet = false;
             c.warn = false;
-        },
+        }),
     },
     GnuOption {
         long: "strict",
         short: None,
-        set: |c| c.strict = true,
+        set: GnuAction::Flag(|c| c.strict = true),
     },
     GnuOption {
         long: "tag",
         short: None,
-        set: |c| c.tag = true,
+        set: GnuAction::Flag(|c| c.tag = true),
     },
     GnuOption {
         long: "text",
         short: Some(b't'),
-        set: |c| {
+        set: GnuAction::Flag(|c| {
             c.text = true;
             c.binary = false;
             c.text_typed = true;
-        },
+        }),
     },
     GnuOption {
         long: "warn",
         short: Some(b'w'),
-        set: |c| {
+        set: GnuAction::Flag(|c| {
             c.warn = true;
             c.quiet = false;
             c.status = false;
-        },
+        }),
     },
     GnuOption {
         long: "zero",
         short: Some(b'z'),
-        set: |c| c.zero = true,
+        set: GnuAction::Flag(|c| c.zero = true),
     },
 ];
 
@@ -498,11 +527,18 @@ pub enum GnuParse {
 /// and operands in any order, `--` ends options, long options may be abbreviated.
 /// An error is the message glibc prints (without the program name).
 pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, String> {
+    parse_gnu(args, COREUTILS_OPTIONS)
+}
+
+/// [`parse_coreutils`] over another program's option table (`--help` and `--version` are
+/// always there).
+pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuParse, String> {
     let mut cli = Cli::default();
     let mut wants_help = false;
     let mut wants_version = false;
     let mut only_operands = false;
-    for arg in args.iter().skip(1) {
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
         let bytes = arg.as_bytes();
         if only_operands || bytes.len() < 2 || bytes[0] != b'-' {
             cli.files.push(arg.clone());
@@ -519,7 +555,7 @@ pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, String> {
             };
             let name_text = String::from_utf8_lossy(name);
             let display = String::from_utf8_lossy(bytes);
-            let mut candidates: Vec<&str> = COREUTILS_OPTIONS
+            let mut candidates: Vec<&str> = options
                 .iter()
                 .map(|o| o.long)
                 .chain(["help", "version"])
@@ -539,28 +575,52 @@ pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, String> {
                     ));
                 }
             };
-            if value.is_some() {
-                return Err(format!("option '--{full}' doesn't allow an argument"));
-            }
-            match full {
-                "help" => wants_help = true,
-                "version" => wants_version = true,
-                _ => {
-                    if let Some(option) = COREUTILS_OPTIONS.iter().find(|o| o.long == full) {
-                        (option.set)(&mut cli);
-                    }
+            match (full, options.iter().find(|o| o.long == full)) {
+                ("help", None) | ("version", None) if value.is_some() => {
+                    return Err(format!("option '--{full}' doesn't allow an argument"))
                 }
+                ("help", None) => wants_help = true,
+                ("version", None) => wants_version = true,
+                (_, Some(option)) => match (&option.set, value) {
+                    (GnuAction::Flag(_), Some(_)) => {
+                        return Err(format!("option '--{full}' doesn't allow an argument"))
+                    }
+                    (GnuAction::Flag(set), None) => set(&mut cli),
+                    (GnuAction::Value(set), Some(value)) => set(&mut cli, value),
+                    (GnuAction::Value(set), None) => match rest.next() {
+                        Some(next) => set(&mut cli, next.as_bytes()),
+                        None => return Err(format!("option '--{full}' requires an argument")),
+                    },
+                },
+                (_, None) => {}
             }
             continue;
         }
-        for &letter in &bytes[1..] {
-            match COREUTILS_OPTIONS.iter().find(|o| o.short == Some(letter)) {
-                Some(option) => (option.set)(&mut cli),
-                None => {
-                    return Err(format!(
-                        "invalid option -- '{}'",
-                        String::from_utf8_lossy(&[letter])
-                    ))
+        for (at, &letter) in bytes.iter().enumerate().skip(1) {
+            let Some(option) = options.iter().find(|o| o.short == Some(letter)) else {
+                return Err(format!(
+                    "invalid option -- '{}'",
+                    String::from_utf8_lossy(&[letter])
+                ));
+            };
+            match &option.set {
+                GnuAction::Flag(set) => set(&mut cli),
+                // The rest of the cluster is the argument, else the next word.
+                GnuAction::Value(set) => {
+                    if at + 1 < bytes.len() {
+                        set(&mut cli, &bytes[at + 1..]);
+                    } else {
+                        match rest.next() {
+                            Some(next) => set(&mut cli, next.as_bytes()),
+                            None => {
+                                return Err(format!(
+                                    "option requires an argument -- '{}'",
+                                    String::from_utf8_lossy(&[letter])
+                                ))
+                            }
+                        }
+                    }
+                    break;
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! conflicting combination rejected with coreutils' own wording.
 
 use crate::bench::BenchOptions;
-use crate::cli::{parse_coreutils, B3sumCli, BenchCli, Cli, GnuParse, Personality};
+use crate::cli::{B3sumCli, BenchCli, Cli, GnuParse, Personality};
 use crate::error::Error;
 use crate::format::s3::S3Format;
 use crate::format::{DigestEncoding, LineStyle};
@@ -86,6 +86,8 @@ pub struct Config {
     pub audit_json: bool,
     /// `--cache FILE`: digests remembered across runs.
     pub cache: Option<std::path::PathBuf>,
+    /// `b2sum -c` and `cksum -c` without `-l`: each line's length picks the family's member.
+    pub check_any_length: bool,
 }
 
 /// Where `--files-from`/`--files0-from` read the names to hash.
@@ -133,7 +135,7 @@ impl Config {
             Personality::Coreutils {
                 program: own_name,
                 algorithm,
-            } => match parse_coreutils(&args) {
+            } => match crate::cli::parse_gnu(&args, &crate::dropin::cksum::options(own_name)) {
                 Ok(GnuParse::Run(cli)) => *cli,
                 Ok(GnuParse::Help) => {
                     return Ok(Action::Print(coreutils_help(&program, algorithm)))
@@ -167,7 +169,21 @@ impl Config {
         } else {
             Mode::Hash
         };
+        let dropin = match personality {
+            Personality::Coreutils { program: own, .. }
+                if matches!(own, "b2sum" | "cksum" | "sum") =>
+            {
+                Some(
+                    crate::dropin::cksum::resolve(own, &program, &cli)
+                        .map_err(|(message, try_help)| Error::Usage { message, try_help })?,
+                )
+            }
+            _ => None,
+        };
         let algorithm = match personality {
+            Personality::Coreutils { .. } if dropin.is_some() => {
+                dropin.as_ref().and_then(|d| d.algorithm)
+            }
             Personality::Coreutils { algorithm, .. } => Some(algorithm),
             Personality::B3sum => Some(Algorithm::Blake3),
             Personality::Fasthash => match (cli.algorithm, mode) {
@@ -177,17 +193,22 @@ impl Config {
             },
         };
         let style = LineStyle {
-            tagged: cli.tag,
+            tagged: dropin.as_ref().map_or(cli.tag, |d| d.tagged),
             binary: cli.binary,
             zero_terminated: cli.zero,
-            encoding: if cli.base64 {
+            encoding: if cli.raw {
+                DigestEncoding::Raw
+            } else if cli.base64 {
                 DigestEncoding::Base64
             } else {
                 DigestEncoding::Hex
             },
-            with_names: !cli.no_names,
+            // cksum and sum name the file beside a legacy checksum only when files were named.
+            with_names: !(cli.no_names
+                || (algorithm.is_some_and(|a| a.info().with_size) && cli.files.is_empty())),
             lossy_names: personality == Personality::B3sum,
         };
+        let check_any_length = dropin.as_ref().is_some_and(|d| d.any_length);
         let check = CheckOptions {
             ignore_missing: cli.ignore_missing,
             quiet: cli.quiet,
@@ -287,6 +308,7 @@ impl Config {
             audit_tree: cli.tree.clone().map(std::path::PathBuf::from),
             audit_json: cli.json && cli.tree.is_some(),
             cache: cli.cache.clone().map(std::path::PathBuf::from),
+            check_any_length,
         })
     }
 }
@@ -469,6 +491,9 @@ fn validate_gnu_combinations(cli: &Cli, personality: Personality) -> Result<(), 
 }
 
 fn coreutils_help(program: &str, algorithm: Algorithm) -> String {
+    if let Some(help) = crate::dropin::cksum::help(program, algorithm) {
+        return help;
+    }
     let bits = match algorithm {
         Algorithm::Md5 => "MD5 (128-bit)".to_string(),
         Algorithm::Sha1 => "SHA1 (160-bit)".to_string(),

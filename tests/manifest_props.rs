@@ -13,6 +13,7 @@ fn parser(algorithm: Option<Algorithm>, extensions: bool) -> LineParser {
         algorithm,
         extensions,
         manifest_is_stdin: false,
+        any_length: false,
     })
 }
 
@@ -41,6 +42,8 @@ proptest! {
         base64 in any::<bool>(),
     ) {
         let algorithm = ALGORITHMS[index].algorithm;
+        // cksum's and sum's legacy checksums are never checked (coreutils refuses them).
+        prop_assume!(!ALGORITHMS[index].with_size);
         // A name that is only "-" means standard input, as in coreutils.
         prop_assume!(name != b"-");
         let digest = hash(algorithm, &content);

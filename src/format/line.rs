@@ -9,6 +9,8 @@ use std::io::{self, Write};
 pub enum DigestEncoding {
     Hex,
     Base64,
+    /// cksum's `--raw`: the digest's bytes alone, no name, no line end.
+    Raw,
 }
 
 impl DigestEncoding {
@@ -16,6 +18,8 @@ impl DigestEncoding {
         match self {
             DigestEncoding::Hex => digest.to_hex(),
             DigestEncoding::Base64 => digest.to_base64(),
+            // Written by the line writers as bytes; never text.
+            DigestEncoding::Raw => String::new(),
         }
     }
 }
@@ -67,6 +71,19 @@ pub fn write_digest_line(
     digest: &Digest,
     name: &[u8],
 ) -> io::Result<()> {
+    if style.encoding == DigestEncoding::Raw {
+        // A legacy checksum's value alone, big-endian, as cksum writes it.
+        let bytes = digest.as_bytes();
+        let value = if algorithm.info().with_size {
+            &bytes[..bytes.len() - 8]
+        } else {
+            bytes
+        };
+        return out.write_all(value);
+    }
+    if algorithm.info().with_size {
+        return write_sum_line(out, style, algorithm, digest, name);
+    }
     let encoded = style.encoding.encode(digest);
     if !style.with_names {
         out.write_all(encoded.as_bytes())?;
@@ -98,6 +115,32 @@ pub fn write_digest_line(
         out.write_all(encoded.as_bytes())?;
         out.write_all(if style.binary { b" *" } else { b"  " })?;
         out.write_all(&shown_name)?;
+    }
+    out.write_all(&[style.terminator()])
+}
+
+/// A line of cksum's and sum's legacy checksums, in decimal beside the size, as they print
+/// them: `CRC SIZE NAME` (cksum), `CHECKSUM BLOCKS NAME` with 1 KiB blocks, the checksum in
+/// five digits and the blocks in a field of five (BSD `sum`), `CHECKSUM BLOCKS NAME` with
+/// 512-byte blocks (System V). Blocks are rounded up. The name is printed as it is, never
+/// escaped, and only when files were named on the command line (`with_names`).
+fn write_sum_line(
+    out: &mut impl Write,
+    style: &LineStyle,
+    algorithm: Algorithm,
+    digest: &Digest,
+    name: &[u8],
+) -> io::Result<()> {
+    let (value, size) = crate::kernels::sum_and_size(digest);
+    let text = match algorithm {
+        Algorithm::Bsd => format!("{value:05} {:>5}", size.div_ceil(1024)),
+        Algorithm::Sysv => format!("{value} {}", size.div_ceil(512)),
+        _ => format!("{value} {size}"),
+    };
+    out.write_all(text.as_bytes())?;
+    if style.with_names {
+        out.write_all(b" ")?;
+        out.write_all(name)?;
     }
     out.write_all(&[style.terminator()])
 }

@@ -21,6 +21,9 @@ pub struct ParseOptions {
     pub extensions: bool,
     /// The manifest is standard input, so a line naming `-` cannot be checked.
     pub manifest_is_stdin: bool,
+    /// `b2sum -c`, `cksum -c -a sha2|sha3|blake2b` without `-l`: each line's length (its tag's,
+    /// or its digest's) picks the member of `algorithm`'s family.
+    pub any_length: bool,
 }
 
 /// One checkable line.
@@ -106,10 +109,12 @@ fn lookup_tag(tag: &[u8]) -> Option<(Algorithm, bool)> {
             .find(|info| info.bsd_tag.as_bytes() == base && info.bsd_tag.starts_with("XXH"))
             .map(|info| (info.algorithm, true));
     }
-    ALGORITHMS
-        .iter()
-        .find(|info| info.bsd_tag.as_bytes() == tag)
-        .map(|info| (info.algorithm, false))
+    // cksum's legacy checksums have tags in its tables but no checkable lines.
+    std::str::from_utf8(tag)
+        .ok()
+        .and_then(Algorithm::from_bsd_tag)
+        .filter(|algorithm| !algorithm.info().with_size)
+        .map(|algorithm| (algorithm, false))
 }
 
 fn is_space(b: u8) -> bool {
@@ -205,7 +210,13 @@ impl LineParser {
                 return Line::Improper;
             };
             let allowed = match self.options.algorithm {
-                Some(forced) => forced == tag_algorithm && !little_endian,
+                Some(forced) => {
+                    (forced == tag_algorithm
+                        || (self.options.any_length
+                            && forced.with_length(tag_algorithm.digest_len())
+                                == Some(tag_algorithm)))
+                        && !little_endian
+                }
                 None => self.options.extensions || !little_endian,
             } && (self.options.extensions || !little_endian);
             if !allowed {
@@ -281,7 +292,14 @@ impl LineParser {
 
         let mut fallbacks: &[Algorithm] = &[];
         let algorithm = if let Some(forced) = self.options.algorithm {
-            forced
+            if self.options.any_length {
+                match digest_text_len(digest_text).and_then(|len| forced.with_length(len)) {
+                    Some(member) => member,
+                    None => return Line::Improper,
+                }
+            } else {
+                forced
+            }
         } else if prefixed_xxh3 {
             Algorithm::Xxh3
         } else if !self.options.extensions {
@@ -454,6 +472,7 @@ mod tests {
     use crate::kernels::hash;
 
     const OPEN: ParseOptions = ParseOptions {
+        any_length: false,
         algorithm: None,
         extensions: true,
         manifest_is_stdin: false,
@@ -461,6 +480,7 @@ mod tests {
 
     fn sha256_only() -> ParseOptions {
         ParseOptions {
+            any_length: false,
             algorithm: Some(Algorithm::Sha256),
             extensions: false,
             manifest_is_stdin: false,

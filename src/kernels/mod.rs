@@ -419,6 +419,21 @@ impl Algorithm {
             .expect("every Algorithm has a row in ALGORITHMS")
     }
 
+    /// The member of this algorithm's family with a digest of `bytes` bytes: BLAKE2b of any
+    /// length, the four SHA-2 and the four SHA-3 lengths; None for other algorithms.
+    pub fn with_length(self, bytes: usize) -> Option<Algorithm> {
+        use Algorithm::*;
+        let pick = |members: [Algorithm; 4]| members.into_iter().find(|m| m.digest_len() == bytes);
+        match self {
+            Blake2b(_) => (1..=64).contains(&bytes).then_some(Blake2b(bytes as u8)),
+            Sha224 | Sha256 | Sha384 | Sha512 => pick([Sha224, Sha256, Sha384, Sha512]),
+            Sha3_224 | Sha3_256 | Sha3_384 | Sha3_512 => {
+                pick([Sha3_224, Sha3_256, Sha3_384, Sha3_512])
+            }
+            _ => None,
+        }
+    }
+
     /// BLAKE2b with a digest of `bits` bits, as b2sum's `-l` takes it: a multiple of 8 from 8
     /// to 512.
     pub fn blake2b_bits(bits: u32) -> Option<Algorithm> {

@@ -1,0 +1,368 @@
+//! `b2sum`, `cksum` and `sum` as GNU coreutils 9.11 has them: their options beyond
+//! md5sum's, and how each decides its algorithm, digest length and line format.
+
+use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
+use crate::kernels::Algorithm;
+
+const LENGTH: GnuOption = GnuOption {
+    long: "length",
+    short: Some(b'l'),
+    set: GnuAction::Value(|c, v| c.length_text = Some(v.to_vec())),
+};
+
+const CKSUM_ONLY: &[GnuOption] = &[
+    GnuOption {
+        long: "algorithm",
+        short: Some(b'a'),
+        set: GnuAction::Value(|c, v| c.cksum_algorithm = Some(v.to_vec())),
+    },
+    GnuOption {
+        long: "base64",
+        short: None,
+        set: GnuAction::Flag(|c| c.base64 = true),
+    },
+    GnuOption {
+        long: "debug",
+        short: None,
+        set: GnuAction::Flag(|c| c.debug = true),
+    },
+    LENGTH,
+    GnuOption {
+        long: "raw",
+        short: None,
+        set: GnuAction::Flag(|c| c.raw = true),
+    },
+    GnuOption {
+        long: "untagged",
+        short: None,
+        set: GnuAction::Flag(|c| {
+            c.untagged = true;
+            c.tag = false;
+        }),
+    },
+];
+
+const SUM_OPTIONS: &[GnuOption] = &[
+    GnuOption {
+        long: "sysv",
+        short: Some(b's'),
+        set: GnuAction::Flag(|c| c.sysv = true),
+    },
+    // -r: the BSD checksum, the default (not a long option).
+    GnuOption {
+        long: "",
+        short: Some(b'r'),
+        set: GnuAction::Flag(|c| c.sysv = false),
+    },
+];
+
+/// The options of a coreutils program by its name.
+pub(crate) fn options(program: &str) -> Vec<GnuOption> {
+    let mut options = match program {
+        "sum" => return SUM_OPTIONS.to_vec(),
+        _ => COREUTILS_OPTIONS.to_vec(),
+    };
+    match program {
+        "b2sum" => options.push(LENGTH),
+        "cksum" => {
+            options.extend_from_slice(CKSUM_ONLY);
+            // cksum's --tag is its default; --untagged undoes it and --tag redoes it.
+            for option in &mut options {
+                if option.long == "tag" {
+                    option.set = GnuAction::Flag(|c| {
+                        c.tag = true;
+                        c.untagged = false;
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+    options
+}
+
+/// What b2sum, cksum and sum make of their options.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// None for `cksum -c` without `-a`: each line's tag says.
+    pub algorithm: Option<Algorithm>,
+    /// `--check` without `-l` takes each line's length (BLAKE2b, and SHA-2 or SHA-3 named by
+    /// family).
+    pub any_length: bool,
+    pub tagged: bool,
+}
+
+/// An error, as coreutils words it: the message (possibly several lines, each but the first
+/// already prefixed with the program name) and whether a "Try --help" line follows.
+pub(crate) type Refusal = (String, bool);
+
+/// cksum's `-a` names, in its order, and what each names (sha2 and sha3 by `-l`).
+const CKSUM_NAMES: &[&str] = &[
+    "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha2",
+    "sha3", "blake2b", "sm3",
+];
+
+pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
+    match program {
+        "sum" => Ok(Resolved {
+            algorithm: Some(if cli.sysv {
+                Algorithm::Sysv
+            } else {
+                Algorithm::Bsd
+            }),
+            any_length: false,
+            tagged: false,
+        }),
+        "b2sum" => {
+            let bits = length(shown_name, cli, "BLAKE2b")?;
+            Ok(Resolved {
+                algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
+                // b2sum -c reads each line's length, whatever -l says.
+                any_length: cli.check,
+                tagged: cli.tag,
+            })
+        }
+        _ => resolve_cksum(shown_name, cli),
+    }
+}
+
+fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
+    let name = match &cli.cksum_algorithm {
+        None => None,
+        Some(typed) => match CKSUM_NAMES
+            .iter()
+            .find(|n| n.as_bytes() == typed.as_slice())
+        {
+            Some(name) => Some(*name),
+            None => {
+                let valid: String = CKSUM_NAMES.iter().map(|n| format!("\n  - '{n}'")).collect();
+                return Err((
+                    format!(
+                        "invalid argument '{}' for '--algorithm'\nValid arguments are:{valid}",
+                        String::from_utf8_lossy(typed)
+                    ),
+                    true,
+                ));
+            }
+        },
+    };
+    let family = name.unwrap_or("crc");
+    if cli.length_text.is_some() && !matches!(family, "blake2b" | "sha2" | "sha3") {
+        // An unparsable length is reported first, as xnumtoimax does when it reads it.
+        length(shown_name, cli, "")?;
+        return Err((
+            "--length is only supported with --algorithm blake2b, sha2, or sha3".into(),
+            false,
+        ));
+    }
+    let tag_name = match family {
+        "sha2" => "SHA2",
+        "sha3" => "SHA3",
+        _ => "BLAKE2b",
+    };
+    let bits = length(shown_name, cli, tag_name)?;
+    let typed = cli.length_text.as_deref().map(String::from_utf8_lossy);
+    let mut any_length = false;
+    let algorithm = match family {
+        "bsd" => Algorithm::Bsd,
+        "sysv" => Algorithm::Sysv,
+        "crc" => Algorithm::Crc,
+        "crc32b" => Algorithm::Crc32b,
+        "md5" => Algorithm::Md5,
+        "sha1" => Algorithm::Sha1,
+        "sha224" => Algorithm::Sha224,
+        "sha256" => Algorithm::Sha256,
+        "sha384" => Algorithm::Sha384,
+        "sha512" => Algorithm::Sha512,
+        "sm3" => Algorithm::Sm3,
+        "blake2b" => {
+            any_length = cli.check;
+            Algorithm::blake2b_bits(bits.unwrap_or(512)).expect("length() checked the bits")
+        }
+        // sha2 and sha3: -l is required, but not with --check, which reads it from each line.
+        _ => {
+            let members = if family == "sha2" {
+                [
+                    Algorithm::Sha224,
+                    Algorithm::Sha256,
+                    Algorithm::Sha384,
+                    Algorithm::Sha512,
+                ]
+            } else {
+                [
+                    Algorithm::Sha3_224,
+                    Algorithm::Sha3_256,
+                    Algorithm::Sha3_384,
+                    Algorithm::Sha3_512,
+                ]
+            };
+            match bits {
+                None if cli.check && typed.is_none() => members[1],
+                None if typed.is_none() => {
+                    return Err((
+                        format!(
+                        "--algorithm={family} requires specifying --length 224, 256, 384, or 512"
+                    ),
+                        false,
+                    ))
+                }
+                _ => {
+                    let member = bits.and_then(|bits| {
+                        members
+                            .into_iter()
+                            .find(|m| m.digest_len() * 8 == bits as usize)
+                    });
+                    match member {
+                        Some(member) => member,
+                        None => {
+                            return Err((
+                                format!(
+                                    "invalid length: '{}'\n{shown_name}: digest length for '{tag_name}' must be 224, 256, 384, or 512",
+                                    typed.unwrap_or_default()
+                                ),
+                                false,
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+    };
+    // Each line's length picks the member, -l or not (it was checked above).
+    if matches!(family, "sha2" | "sha3") {
+        any_length = cli.check;
+    }
+    if cli.check && name.is_some() && algorithm.info().with_size {
+        return Err((
+            "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}".into(),
+            false,
+        ));
+    }
+    if cli.base64 && cli.raw {
+        return Err(("--base64 and --raw are mutually exclusive".into(), true));
+    }
+    let tagged = !cli.untagged;
+    if tagged && cli.text_typed {
+        return Err(("--text mode is only supported with --untagged".into(), true));
+    }
+    if cli.raw && !cli.check && cli.files.len() > 1 {
+        return Err((
+            "the --raw option is not supported with multiple files".into(),
+            false,
+        ));
+    }
+    Ok(Resolved {
+        algorithm: (name.is_some() || !cli.check).then_some(algorithm),
+        any_length,
+        tagged,
+    })
+}
+
+/// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
+/// multiple of 8 for BLAKE2b (`tag_name`'s family decides the rest). None when not given or 0.
+fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Refusal> {
+    let Some(typed) = &cli.length_text else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(typed);
+    let invalid = || format!("invalid length: '{text}'");
+    // xstrtoimax: optional leading blanks and sign, decimal digits, nothing after.
+    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err((invalid(), false));
+    }
+    let bits: u64 = match digits.parse() {
+        Ok(bits) => bits,
+        Err(_) => return Err((invalid(), false)),
+    };
+    if bits == 0 {
+        return Ok(None);
+    }
+    if tag_name == "SHA2" || tag_name == "SHA3" {
+        return Ok(Some(u32::try_from(bits).unwrap_or(u32::MAX)));
+    }
+    if bits > 512 {
+        return Err((
+            format!(
+                "{}\n{shown_name}: maximum digest length for 'BLAKE2b' is 512 bits",
+                invalid()
+            ),
+            false,
+        ));
+    }
+    if !bits.is_multiple_of(8) {
+        return Err((
+            format!("{}\n{shown_name}: length is not a multiple of 8", invalid()),
+            false,
+        ));
+    }
+    Ok(Some(bits as u32))
+}
+
+/// `--help` of b2sum, cksum and sum (`program` as typed); None for the other coreutils names.
+pub(crate) fn help(program: &str, algorithm: Algorithm) -> Option<String> {
+    let version = env!("CARGO_PKG_VERSION");
+    let own = program.rsplit('/').next().unwrap_or(program);
+    let check_options = "\
+  -c, --check           read checksums from the FILEs and check them
+      --tag             write BSD-style lines: ALGORITHM (FILE) = DIGEST
+  -z, --zero            end each output line with NUL, not newline, and do not
+                          escape file names
+
+With --check:
+      --ignore-missing  do not fail or report for missing files
+      --quiet           do not print OK for each verified file
+      --status          print nothing; the exit status tells
+      --strict          exit non-zero for improperly formatted lines
+  -w, --warn            warn about improperly formatted lines
+";
+    let text = match (own, algorithm) {
+        ("sum", _) => "\
+Usage: PROGRAM [OPTION]... [FILE]...
+Print the checksum and the size in blocks of each FILE.
+
+With no FILE, or when FILE is -, read standard input.
+  -r              the BSD checksum, in 1 KiB blocks (the default)
+  -s, --sysv      the System V checksum, in 512-byte blocks
+"
+        .to_string(),
+        ("b2sum", _) => format!(
+            "\
+Usage: PROGRAM [OPTION]... [FILE]...
+Print or check BLAKE2b checksums (512 bits unless -l says otherwise).
+
+With no FILE, or when FILE is -, read standard input.
+  -b, --binary          mark lines as read in binary mode (`*` before the name)
+  -l, --length=BITS     the digest's length in bits: a multiple of 8, at most 512
+  -t, --text            read in text mode (the default)
+{check_options}"
+        ),
+        ("cksum", _) => format!(
+            "\
+Usage: PROGRAM [OPTION]... [FILE]...
+Print or verify checksums; by default cksum's 32-bit CRC and each FILE's size.
+
+With no FILE, or when FILE is -, read standard input.
+  -a, --algorithm=NAME  bsd, sysv, crc (the default), crc32b, md5, sha1, sha224,
+                          sha256, sha384, sha512, sha2, sha3, blake2b, sm3
+      --base64          write digests in base64, not hex
+      --debug           name the kernel each algorithm runs on
+  -l, --length=BITS     the digest's length: 224, 256, 384 or 512 for sha2 and
+                          sha3; a multiple of 8 up to 512 for blake2b
+      --raw             write the digest's bytes, not text (one FILE only)
+      --untagged        write GNU-style lines: DIGEST  FILE
+{check_options}"
+        ),
+        _ => return None,
+    };
+    Some(format!(
+        "{}
+      --help        display this help and exit
+      --version     output version information and exit
+
+This is fasthash {version} running as {own}.
+",
+        text.replace("PROGRAM", program)
+    ))
+}

@@ -1,0 +1,421 @@
+//! `b2sum`, `cksum` and `sum` beside GNU coreutils: the same stdout, stderr and exit code,
+//! run by their bare names in a C locale, on awkward file names, for every option the
+//! installed release shares with 9.11. What only 9.11 has (`-a sha2`, `sha3`, `crc32b`,
+//! `--raw`, `--base64`, its wording of two messages) is checked against NIST's SHA-3 answers and against
+//! what 9.11's `src/cksum.c` prints, as cited.
+
+mod common;
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+/// A directory of files with awkward names, and a directory of drop-in links.
+struct Setup {
+    files: tempfile::TempDir,
+    links: tempfile::TempDir,
+}
+
+fn setup() -> Setup {
+    let files = tempfile::tempdir().unwrap();
+    for (index, name) in [
+        &b"plain"[..],
+        b"with space",
+        b"back\\slash",
+        b"new\nline",
+        b"-dash",
+        b"\xff not utf-8",
+        b"empty",
+        b"big",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let len = match *name {
+            b"empty" => 0,
+            b"big" => 3_000_017,
+            _ => index * 1_237 + 5,
+        };
+        let content: Vec<u8> = (0..len).map(|i| (i * 131 + index) as u8).collect();
+        std::fs::write(
+            files.path().join(OsString::from_vec(name.to_vec())),
+            content,
+        )
+        .unwrap();
+    }
+    let links = tempfile::tempdir().unwrap();
+    for name in ["b2sum", "cksum", "sum"] {
+        std::os::unix::fs::symlink(FASTHASH, links.path().join(name)).unwrap();
+    }
+    Setup { files, links }
+}
+
+fn names() -> Vec<OsString> {
+    [
+        &b"plain"[..],
+        b"with space",
+        b"back\\slash",
+        b"new\nline",
+        b"\xff not utf-8",
+        b"empty",
+        b"big",
+    ]
+    .iter()
+    .map(|n| OsString::from_vec(n.to_vec()))
+    .collect()
+}
+
+fn run(bin: &Path, program: &str, dir: &Path, args: &[OsString], stdin: &[u8]) -> Output {
+    let mut child = Command::new(program)
+        .env("PATH", bin)
+        .env("LC_ALL", "C")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// The installed coreutils program's directory, if it is there.
+fn peer_dir(program: &str) -> Option<PathBuf> {
+    common::peer(program).map(|path| path.parent().unwrap().to_path_buf())
+}
+
+/// Runs `program ARGS` as coreutils and as fasthash, and asserts the same bytes and status.
+fn same(setup: &Setup, program: &str, args: &[OsString]) {
+    let Some(peer) = peer_dir(program) else {
+        return;
+    };
+    let stdin = b"standard input's bytes\n";
+    let theirs = run(&peer, program, setup.files.path(), args, stdin);
+    let ours = run(setup.links.path(), program, setup.files.path(), args, stdin);
+    let what = format!("{program} {args:?}");
+    // Status lines of -c as 9.11 quotes their names (9.1 escaped them otherwise).
+    let expected = if args.iter().any(|a| a == "-c") {
+        status_lines_as_9_11(&theirs.stdout)
+    } else {
+        theirs.stdout.clone()
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&expected),
+        "{what}: stdout"
+    );
+    assert_eq!(ours.stdout, expected, "{what}: stdout bytes");
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stderr),
+        String::from_utf8_lossy(&theirs.stderr),
+        "{what}: stderr"
+    );
+    assert_eq!(ours.status.code(), theirs.status.code(), "{what}: status");
+}
+
+/// coreutils 9.1's status lines (`NAME: OK`, names escaped only for a newline) as 9.11
+/// writes them (names shell-quoted as in its diagnostics), byte for byte.
+fn status_lines_as_9_11(output: &[u8]) -> Vec<u8> {
+    let mut rewritten = Vec::new();
+    for line in output.split_inclusive(|&b| b == b'\n') {
+        let status = [&b": FAILED open or read\n"[..], b": FAILED\n", b": OK\n"]
+            .into_iter()
+            .find(|status| line.ends_with(status));
+        match status {
+            Some(status) => {
+                let name = &line[..line.len() - status.len()];
+                let raw = match name.strip_prefix(b"\\") {
+                    Some(escaped) => fasthash::format::escape::unescape_name(escaped)
+                        .expect("coreutils escapes names it can unescape"),
+                    None => name.to_vec(),
+                };
+                rewritten.extend_from_slice(&fasthash::format::quote::quote_name(&raw));
+                rewritten.extend_from_slice(status);
+            }
+            None => rewritten.extend_from_slice(line),
+        }
+    }
+    rewritten
+}
+
+fn with_names(args: &[&str]) -> Vec<OsString> {
+    let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
+    all.extend(names());
+    all
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+#[test]
+fn sum_prints_as_sum_does() {
+    let setup = setup();
+    for args in [
+        &[][..],
+        &["-r"],
+        &["-s"],
+        &["--sysv"],
+        &["-rs"],
+        &["-s", "-r"],
+    ] {
+        same(&setup, "sum", &with_names(args));
+        same(&setup, "sum", &os(args));
+        same(
+            &setup,
+            "sum",
+            &[os(args), os(&["-", "missing", "."])].concat(),
+        );
+    }
+    for bad in [&["-x"][..], &["--bogus"], &["--sys=1"], &["-c", "plain"]] {
+        same(&setup, "sum", &os(bad));
+    }
+}
+
+#[test]
+fn cksum_prints_as_cksum_does() {
+    let setup = setup();
+    for args in [
+        &[][..],
+        &["-a", "crc"],
+        &["-a", "bsd"],
+        &["-a", "sysv"],
+        &["--algorithm=md5"],
+        &["-a", "sha1", "--untagged"],
+        &["-a", "sha256", "--tag"],
+        &["-a", "sha512"],
+        &["-a", "sha384", "--untagged", "-z"],
+        &["-a", "blake2b"],
+        &["-a", "blake2b", "-l", "256"],
+        &["-a", "blake2b", "--length=8", "--untagged"],
+        &["-a", "sm3"],
+        &["--untagged", "-a", "sm3", "--tag"],
+    ] {
+        same(&setup, "cksum", &with_names(args));
+        same(&setup, "cksum", &os(args));
+        same(&setup, "cksum", &[os(args), os(&["-", "missing"])].concat());
+    }
+    for bad in [
+        &["-a", "md5", "-l", "12", "plain"][..],
+        &["-a", "blake2b", "-l", "12", "plain"],
+        &["-a", "blake2b", "-l", "1024", "plain"],
+        &["-a", "blake2b", "-l", "x", "plain"],
+        &["-a"],
+        &["--algo", "md5", "plain"],
+    ] {
+        same(&setup, "cksum", &os(bad));
+    }
+}
+
+#[test]
+fn b2sum_prints_and_checks_as_b2sum_does() {
+    let setup = setup();
+    for args in [
+        &[][..],
+        &["-l", "256"],
+        &["--length=128", "--tag"],
+        &["-l", "8", "-b"],
+        &["-l", "0"],
+        &["-z", "-l", "160"],
+    ] {
+        same(&setup, "b2sum", &with_names(args));
+        same(&setup, "b2sum", &os(args));
+    }
+    for bad in [
+        &["-l", "12"][..],
+        &["-l", "520"],
+        &["-l", "-8"],
+        &["-l"],
+        &["--len", "x"],
+    ] {
+        same(&setup, "b2sum", &os(bad));
+    }
+    // A manifest of several lengths, tagged and not: b2sum -c takes each line's length.
+    let dir = setup.files.path();
+    let mut manifest = Vec::new();
+    for args in [&["-l", "256"][..], &["--tag", "-l", "128"], &[], &["--tag"]] {
+        let output = run(setup.links.path(), "b2sum", dir, &with_names(args), b"");
+        manifest.extend_from_slice(&output.stdout);
+    }
+    manifest.extend_from_slice(b"not a line\n");
+    std::fs::write(dir.join("B2SUMS"), &manifest).unwrap();
+    std::fs::write(dir.join("big"), b"changed").unwrap();
+    for args in [
+        &["-c", "B2SUMS"][..],
+        &["-c", "-l", "256", "B2SUMS"],
+        &["-c", "--quiet", "B2SUMS"],
+        &["-c", "--strict", "-w", "B2SUMS"],
+        &["-c", "--status", "B2SUMS"],
+    ] {
+        same(&setup, "b2sum", &os(args));
+        same(
+            &setup,
+            "cksum",
+            &[os(&["-a", "blake2b"]), os(args)].concat(),
+        );
+    }
+}
+
+#[test]
+fn cksum_checks_tagged_lines_of_every_algorithm() {
+    let setup = setup();
+    let dir = setup.files.path();
+    let mut manifest = Vec::new();
+    for args in [
+        &["-a", "md5"][..],
+        &["-a", "sha1"],
+        &["-a", "sha256"],
+        &["-a", "blake2b", "-l", "64"],
+        &["-a", "sm3"],
+    ] {
+        let output = run(setup.links.path(), "cksum", dir, &with_names(args), b"");
+        manifest.extend_from_slice(&output.stdout);
+    }
+    // Untagged lines need -a; legacy checksums are never checked.
+    let untagged = run(
+        setup.links.path(),
+        "cksum",
+        dir,
+        &with_names(&["-a", "sha512", "--untagged"]),
+        b"",
+    );
+    manifest.extend_from_slice(&untagged.stdout);
+    std::fs::write(dir.join("SUMS"), &manifest).unwrap();
+    std::fs::write(dir.join("plain"), b"changed").unwrap();
+    for args in [
+        &["-c", "SUMS"][..],
+        &["-c", "--quiet", "SUMS"],
+        &["-c", "-a", "sha512", "SUMS"],
+        &["-c", "-a", "md5", "--warn", "SUMS"],
+        &["-c", "--ignore-missing", "SUMS", "missing"],
+    ] {
+        same(&setup, "cksum", &os(args));
+    }
+}
+
+/// What coreutils 9.11 has and the installed release may not. SHA-3 answers are NIST's
+/// (tests/vectors/nist-cavp/SHA3_256ShortMsg.rsp, `Len = 24`).
+#[test]
+fn what_only_coreutils_9_11_has() {
+    let setup = setup();
+    let dir = setup.files.path();
+    let message = common::decode_hex("b053fa");
+    std::fs::write(dir.join("nist"), &message).unwrap();
+    let ours = |args: &[&str]| run(setup.links.path(), "cksum", dir, &os(args), b"");
+    let text = |output: &Output| String::from_utf8_lossy(&output.stdout).into_owned();
+    let nist: Vec<_> = common::parse_rsp(
+        &common::repo_path("tests/vectors/nist-cavp/SHA3_256ShortMsg.rsp"),
+        "sha3-256",
+    )
+    .into_iter()
+    .filter(|answer| answer.message == message)
+    .collect();
+    assert_eq!(nist.len(), 1);
+    let expected = &nist[0].expected_hex;
+    // cksum.c output_file: "SHA3" then "-%u" with the length for sha3.
+    assert_eq!(
+        text(&ours(&["-a", "sha3", "-l", "256", "nist"])),
+        format!("SHA3-256 (nist) = {expected}\n")
+    );
+    // sha2 prints "SHA%u" (output_file), and checks lines of every length (digest_check).
+    let sha2 = ours(&["-a", "sha2", "-l", "384", "--untagged", "nist"]);
+    let sha384 = run(
+        setup.links.path(),
+        "cksum",
+        dir,
+        &os(&["-a", "sha384", "--untagged", "nist"]),
+        b"",
+    );
+    assert_eq!(sha2.stdout, sha384.stdout);
+    std::fs::write(
+        dir.join("S"),
+        [
+            ours(&["-a", "sha3", "-l", "256", "nist"]).stdout,
+            ours(&["-a", "sha3", "-l", "512", "nist"]).stdout,
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let checked = ours(&["-c", "-a", "sha3", "S"]);
+    assert_eq!(text(&checked), "nist: OK\nnist: OK\n");
+    // "--algorithm=%s requires specifying --length 224, 256, 384, or 512".
+    let refused = ours(&["-a", "sha3", "nist"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "cksum: --algorithm=sha3 requires specifying --length 224, 256, 384, or 512\n"
+    );
+    let refused = ours(&["-a", "sha2", "-l", "160", "nist"]);
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "cksum: invalid length: '160'\ncksum: digest length for 'SHA2' must be 224, 256, 384, or 512\n"
+    );
+    // crc32b: output_crc, "%u %jd" (zlib's CRC-32 of "123456789" is 0xCBF43926, the
+    // catalogue's check value).
+    std::fs::write(dir.join("check"), b"123456789").unwrap();
+    assert_eq!(
+        text(&ours(&["-a", "crc32b", "check"])),
+        format!("{} 9 check\n", 0xCBF4_3926u32)
+    );
+    // --base64 (9.2 and later), written and checked.
+    use base64::Engine as _;
+    let base64 = base64::engine::general_purpose::STANDARD.encode(common::decode_hex(expected));
+    let written = ours(&["-a", "sha3", "-l", "256", "--base64", "nist"]);
+    assert_eq!(text(&written), format!("SHA3-256 (nist) = {base64}\n"));
+    std::fs::write(dir.join("B64"), &written.stdout).unwrap();
+    assert_eq!(text(&ours(&["-c", "B64"])), "nist: OK\n");
+    // --raw: the digest's bytes (a legacy checksum's big-endian); one file only.
+    assert_eq!(
+        ours(&["--raw", "-a", "crc32b", "check"]).stdout,
+        0xCBF4_3926u32.to_be_bytes()
+    );
+    assert_eq!(
+        ours(&["--raw", "-a", "sha3", "-l", "256", "nist"]).stdout,
+        common::decode_hex(expected)
+    );
+    let refused = ours(&["--raw", "check", "nist"]);
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "cksum: the --raw option is not supported with multiple files\n"
+    );
+    let refused = ours(&["--raw", "--base64", "check"]);
+    assert!(String::from_utf8_lossy(&refused.stderr)
+        .starts_with("cksum: --base64 and --raw are mutually exclusive\n"));
+    // 9.11's names for -a (algorithm_args), listed when one is unknown, as argmatch lists them.
+    let refused = ours(&["-a", "nope", "check"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let names = [
+        "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
+        "sha2", "sha3", "blake2b", "sm3",
+    ];
+    let listed: String = names.iter().map(|n| format!("  - '{n}'\n")).collect();
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        format!(
+            "cksum: invalid argument 'nope' for '--algorithm'\nValid arguments are:\n{listed}\
+             Try 'cksum --help' for more information.\n"
+        )
+    );
+    // "--text mode is only supported with --untagged" (cksum.c, with prefix_tag set).
+    assert!(
+        String::from_utf8_lossy(&ours(&["-a", "md5", "-t", "check"]).stderr)
+            .starts_with("cksum: --text mode is only supported with --untagged\n")
+    );
+    // --tag with --check: 9.11's cksum sets prefix_tag and refuses it ("meaningless").
+    assert!(String::from_utf8_lossy(&ours(&["--tag", "-c", "S"]).stderr)
+        .starts_with("cksum: the --tag option is meaningless when verifying checksums\n"));
+    // The two messages 9.11 words otherwise than 9.1.
+    assert_eq!(
+        String::from_utf8_lossy(&ours(&["-c", "-a", "crc32b", "S"]).stderr),
+        "cksum: --check is not supported with --algorithm={bsd,sysv,crc,crc32b}\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ours(&["-l", "256", "check"]).stderr),
+        "cksum: --length is only supported with --algorithm blake2b, sha2, or sha3\n"
+    );
+}
