@@ -635,30 +635,49 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
     Ok(GnuParse::Run(Box::new(cli)))
 }
 
-/// b3sum's command line (the options fasthash supports of it).
+/// b3sum's command line: its options, with the conflicts and requirements b3sum declares.
 #[derive(Parser, Debug)]
 #[command(name = "b3sum", version, about = "Print or check BLAKE3 checksums.")]
 pub struct B3sumCli {
-    /// Files to hash, or checkfiles to check
+    /// Files to hash, or checkfiles to check; none or - reads standard input
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
-    /// Omit filenames in the output
-    #[arg(long)]
-    pub no_names: bool,
-    /// Output checksums in tagged format
-    #[arg(long)]
-    pub tag: bool,
-    /// Disable memory mapping
-    #[arg(long)]
-    pub no_mmap: bool,
+    /// Keyed mode: the 32-byte key is read from standard input
+    #[arg(long, requires = "files")]
+    pub keyed: bool,
+    /// Key derivation mode, with this context string (not with --keyed)
+    #[arg(long, value_name = "CONTEXT", conflicts_with = "keyed")]
+    pub derive_key: Option<String>,
+    /// Output bytes, before hex encoding
+    #[arg(short = 'l', long, default_value_t = 32, value_name = "LEN")]
+    pub length: u64,
+    /// Output byte offset to start at, before hex encoding
+    #[arg(long, default_value_t = 0, value_name = "SEEK")]
+    pub seek: u64,
     /// The maximum number of threads to use
     #[arg(long, value_name = "NUM")]
     pub num_threads: Option<u16>,
-    /// Read BLAKE3 sums from the [FILE]s and check them
-    #[arg(short = 'c', long)]
+    /// Disable memory mapping
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Omit filenames in the output
+    #[arg(long)]
+    pub no_names: bool,
+    /// Write the output bytes raw, not hex (implies --no-names; one input only)
+    #[arg(long)]
+    pub raw: bool,
+    /// Output checksums in tagged format: BLAKE3 (FILE) = HASH
+    #[arg(long)]
+    pub tag: bool,
+    /// Read BLAKE3 sums from the FILEs and check them
+    #[arg(
+        short = 'c',
+        long,
+        conflicts_with_all = ["derive_key", "keyed", "length", "raw", "tag", "no_names"]
+    )]
     pub check: bool,
-    /// Skip printing OK for each checked file
-    #[arg(long, action = ArgAction::SetTrue)]
+    /// Skip printing OK for each checked file (with --check)
+    #[arg(long, requires = "check", action = ArgAction::SetTrue)]
     pub quiet: bool,
 }
 
@@ -672,6 +691,7 @@ impl B3sumCli {
             check: self.check,
             quiet: self.quiet,
             threads: self.num_threads,
+            no_mmap: self.no_mmap,
             ..Cli::default()
         }
     }

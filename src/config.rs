@@ -113,6 +113,8 @@ pub enum Action {
     Print(String),
     /// `fasthash bench`.
     Bench(BenchOptions),
+    /// b3sum's keyed, derived-key or extended output (`crate::dropin::b3sum`).
+    B3sumExtended(Box<B3sumCli>),
 }
 
 impl Config {
@@ -131,7 +133,13 @@ impl Config {
                 }));
             }
             Personality::Fasthash => Cli::parse_fasthash(args),
-            Personality::B3sum => B3sumCli::parse_from(args).into_cli(),
+            Personality::B3sum => {
+                let b3sum = B3sumCli::parse_from(args);
+                if b3sum.wants_extended_output() {
+                    return Ok(Action::B3sumExtended(Box::new(b3sum)));
+                }
+                b3sum.into_cli()
+            }
             Personality::Coreutils {
                 program: own_name,
                 algorithm,

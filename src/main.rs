@@ -15,6 +15,7 @@ fn main() -> ExitCode {
     let program = personality.message_name(args.first());
     let status = match Config::from_args(args) {
         Ok(Action::Run(config)) => fasthash::run(&config),
+        Ok(Action::B3sumExtended(cli)) => fasthash::dropin::b3sum::run(&cli),
         Ok(Action::Bench(options)) => {
             let mut stdout = std::io::stdout().lock();
             match fasthash::bench::run(&options, &mut stdout) {

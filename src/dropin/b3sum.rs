@@ -1,0 +1,191 @@
+//! b3sum's extended output: `--keyed`, `--derive-key`, `--length`, `--seek` and `--raw`. A
+//! plain BLAKE3 digest goes through fasthash's own pipeline like every other algorithm; these
+//! modes are other functions (a keyed hash, a derived key) or other lengths of BLAKE3's
+//! extendable output, so they are computed here on the blake3 crate, the way b3sum computes
+//! them: files mapped and hashed on every core unless `--no-mmap`, the output streamed 64
+//! bytes at a time so that any `--length` takes constant memory.
+
+use crate::cli::B3sumCli;
+use crate::error::ExitStatus;
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+impl B3sumCli {
+    /// Whether the command line asks for more than a plain 32-byte BLAKE3 digest.
+    pub fn wants_extended_output(&self) -> bool {
+        self.keyed || self.derive_key.is_some() || self.length != 32 || self.seek != 0 || self.raw
+    }
+}
+
+/// Runs b3sum with extended output to its exit status, printing what b3sum prints.
+pub fn run(cli: &B3sumCli) -> ExitStatus {
+    let files: Vec<OsString> = if cli.files.is_empty() {
+        vec![OsString::from("-")]
+    } else {
+        cli.files.clone()
+    };
+    if cli.raw && files.len() > 1 {
+        eprintln!("Error: Only one filename can be provided when using --raw");
+        return ExitStatus::Failure;
+    }
+    let base = if cli.keyed {
+        match read_key() {
+            Ok(key) => blake3::Hasher::new_keyed(&key),
+            Err(message) => {
+                eprintln!("Error: {message}");
+                return ExitStatus::Failure;
+            }
+        }
+    } else if let Some(context) = &cli.derive_key {
+        blake3::Hasher::new_derive_key(context)
+    } else {
+        blake3::Hasher::new()
+    };
+    crate::io::parallel::configure_threads(
+        cli.num_threads
+            .map(usize::from)
+            .unwrap_or_else(crate::io::parallel::default_threads),
+    );
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut failed = false;
+    for file in &files {
+        let result = hash(cli, &base, file).and_then(|output| write(cli, &mut out, file, output));
+        match result {
+            Ok(()) => {}
+            Err(Failure::Write(e)) => {
+                if e.kind() != io::ErrorKind::BrokenPipe {
+                    eprintln!("Error: {e}");
+                }
+                return ExitStatus::Failure;
+            }
+            Err(Failure::Input(message)) => {
+                failed = true;
+                // What was written so far goes first, as b3sum's unbuffered output would.
+                if let Err(e) = out.flush() {
+                    if e.kind() != io::ErrorKind::BrokenPipe {
+                        eprintln!("Error: {e}");
+                    }
+                    return ExitStatus::Failure;
+                }
+                eprintln!("b3sum: {}: {message}", file.to_string_lossy());
+            }
+        }
+    }
+    match out.flush() {
+        Ok(()) if !failed => ExitStatus::Success,
+        Ok(()) => ExitStatus::Failure,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Failure,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitStatus::Failure
+        }
+    }
+}
+
+enum Failure {
+    /// The input could not be hashed: reported, the run goes on.
+    Input(String),
+    /// Standard output failed: the run ends.
+    Write(io::Error),
+}
+
+/// The key of `--keyed`: exactly 32 bytes on standard input.
+fn read_key() -> Result<[u8; 32], String> {
+    let stdin = crate::io::stdin().map_err(|e| e.to_string())?;
+    let mut key = Vec::with_capacity(33);
+    stdin
+        .take(33)
+        .read_to_end(&mut key)
+        .map_err(|e| e.to_string())?;
+    match key.len() {
+        32 => Ok(key.try_into().expect("32 bytes")),
+        n if n < 32 => Err(format!("expected 32 key bytes from stdin, found {n}")),
+        _ => Err("read more than 32 key bytes from stdin".into()),
+    }
+}
+
+fn hash(
+    cli: &B3sumCli,
+    base: &blake3::Hasher,
+    file: &OsStr,
+) -> Result<blake3::OutputReader, Failure> {
+    let mut hasher = base.clone();
+    let input = |e: io::Error| Failure::Input(e.to_string());
+    if file == "-" {
+        if cli.keyed {
+            return Err(Failure::Input("Cannot open `-` in keyed mode".into()));
+        }
+        hasher
+            .update_reader(crate::io::stdin().map_err(input)?)
+            .map_err(input)?;
+    } else if cli.no_mmap {
+        hasher
+            .update_reader(std::fs::File::open(Path::new(file)).map_err(input)?)
+            .map_err(input)?;
+    } else {
+        hasher.update_mmap_rayon(Path::new(file)).map_err(input)?;
+    }
+    let mut output = hasher.finalize_xof();
+    output.set_position(cli.seek);
+    Ok(output)
+}
+
+fn write(
+    cli: &B3sumCli,
+    out: &mut impl Write,
+    file: &OsStr,
+    mut output: blake3::OutputReader,
+) -> Result<(), Failure> {
+    let written = (|| {
+        if cli.raw {
+            io::copy(&mut output.take(cli.length), out)?;
+            return Ok(());
+        }
+        if cli.no_names {
+            write_hex(out, &mut output, cli.length)?;
+            return out.write_all(b"\n");
+        }
+        // b3sum's names: lossy UTF-8, backslash, newline and CR escaped behind a leading `\`.
+        let name = String::from_utf8_lossy(file.as_bytes());
+        let escaped = name.contains(['\\', '\n', '\r']);
+        let name = if escaped {
+            name.replace('\\', "\\\\")
+                .replace('\n', "\\n")
+                .replace('\r', "\\r")
+        } else {
+            name.into_owned()
+        };
+        if escaped {
+            out.write_all(b"\\")?;
+        }
+        if cli.tag {
+            write!(out, "BLAKE3 ({name}) = ")?;
+            write_hex(out, &mut output, cli.length)?;
+            return out.write_all(b"\n");
+        }
+        write_hex(out, &mut output, cli.length)?;
+        writeln!(out, "  {name}")
+    })();
+    written.map_err(Failure::Write)
+}
+
+/// `len` bytes of output as lowercase hex, 64 bytes at a time.
+fn write_hex(out: &mut impl Write, output: &mut blake3::OutputReader, len: u64) -> io::Result<()> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut remaining = len;
+    let mut block = [0u8; 64];
+    let mut text = [0u8; 128];
+    while remaining > 0 {
+        let take = remaining.min(64) as usize;
+        output.fill(&mut block[..take]);
+        for (i, &byte) in block[..take].iter().enumerate() {
+            text[2 * i] = HEX[usize::from(byte >> 4)];
+            text[2 * i + 1] = HEX[usize::from(byte & 15)];
+        }
+        out.write_all(&text[..2 * take])?;
+        remaining -= take as u64;
+    }
+    Ok(())
+}
