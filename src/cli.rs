@@ -97,9 +97,9 @@ Examples:
   fasthash --verify-s3 head.json F     F against `aws s3api head-object` output
   fasthash bench                       each algorithm's kernel and speed on this CPU
 
-Started as md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum, b2sum, cksum, sum or
-b3sum (a symbolic link), fasthash is that program: its options, output, messages and exit
-codes.
+Started as md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum, b2sum, cksum, sum,
+b3sum, xxhsum, xxh32sum, xxh64sum, xxh128sum or xxh3sum (a symbolic link), fasthash is that
+program: its options, output, messages and exit codes.
 
 Exit status: 0 when every input was hashed (or verified), 1 when an input could not be read,
 changed while read, or did not match, or output failed; 2 for a usage error.

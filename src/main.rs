@@ -11,6 +11,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     exit_cleanly_on_interrupt();
     let args: Vec<_> = std::env::args_os().collect();
+    if let Some(name) = fasthash::dropin::xxhsum::program_name(args.first()) {
+        return ExitCode::from(fasthash::dropin::xxhsum::run(&name, &args));
+    }
     let personality = Personality::from_argv0(args.first());
     let program = personality.message_name(args.first());
     let status = match Config::from_args(args) {

@@ -3,3 +3,4 @@
 //! reading, line formats, manifests) stays in the modules that own it.
 pub mod b3sum;
 pub mod cksum;
+pub mod xxhsum;

@@ -1,0 +1,574 @@
+//! `xxhsum`, `xxh32sum`, `xxh64sum`, `xxh128sum` and `xxh3sum` as xxHash 0.8.3's `xxhsum` is
+//! under those names: its option parsing (options first; the first operand starts the file
+//! list), its lines (`XXH3_` before untagged XXH3 digests, `_LE` tags with
+//! `--little-endian`), its messages and exit codes, and its own `-c`: each line's algorithm
+//! from its digest's length or tag, restricted to the name's algorithm under `xxhNNsum`,
+//! status lines and the summary on standard output. Digests come from fasthash's engines.
+
+use crate::io::read::{hash_file, hash_reader, ReadOptions};
+use crate::kernels::{Algorithm, Digest};
+use std::ffi::{OsStr, OsString};
+use std::io::{self, BufRead, Write};
+use std::os::unix::ffi::OsStrExt;
+
+/// The base name of `argv[0]` when it is one of xxhsum's names.
+pub fn program_name(argv0: Option<&OsString>) -> Option<String> {
+    let bytes = argv0?.as_bytes();
+    let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
+    default_for(base).map(|_| String::from_utf8_lossy(base).into_owned())
+}
+
+/// The default algorithm of a program name, if it is one of xxhsum's: as xxhsum, by the
+/// name containing `xxh32sum`, `xxh64sum`, `xxh128sum` or `xxh3sum`, else `xxhsum` itself;
+/// and whether `-c` is restricted to that algorithm.
+fn default_for(base_name: &[u8]) -> Option<(Algorithm, bool)> {
+    let contains = |needle: &[u8]| base_name.windows(needle.len()).any(|w| w == needle);
+    for (needle, algorithm) in [
+        (&b"xxh32sum"[..], Algorithm::Xxh32),
+        (b"xxh64sum", Algorithm::Xxh64),
+        (b"xxh128sum", Algorithm::Xxh128),
+        (b"xxh3sum", Algorithm::Xxh3),
+    ] {
+        if contains(needle) {
+            return Some((algorithm, true));
+        }
+    }
+    (base_name == b"xxhsum").then_some((Algorithm::Xxh64, false))
+}
+
+struct Options {
+    algorithm: Algorithm,
+    /// Under `xxhNNsum`, `-c` reads only that algorithm's lines.
+    only: Option<Algorithm>,
+    check: bool,
+    little_endian: bool,
+    tagged: bool,
+    strict: bool,
+    status: bool,
+    warn: bool,
+    ignore_missing: bool,
+    quiet: bool,
+    files: Vec<OsString>,
+}
+
+/// Runs xxhsum under `exe_name` (the base name) to its exit code.
+pub fn run(exe_name: &str, args: &[OsString]) -> u8 {
+    let Some((algorithm, restricted)) = default_for(exe_name.as_bytes()) else {
+        return 1;
+    };
+    let mut options = Options {
+        algorithm,
+        only: restricted.then_some(algorithm),
+        check: false,
+        little_endian: false,
+        tagged: false,
+        strict: false,
+        status: false,
+        warn: false,
+        ignore_missing: false,
+        quiet: false,
+        files: Vec::new(),
+    };
+    let mut explicit_stdin = false;
+    let mut index = 1;
+    while index < args.len() {
+        let argument = args[index].as_bytes();
+        index += 1;
+        match argument {
+            b"--check" => options.check = true,
+            b"--quiet" => options.quiet = true,
+            b"--little-endian" => options.little_endian = true,
+            b"--strict" => options.strict = true,
+            b"--status" => options.status = true,
+            b"--warn" => options.warn = true,
+            b"--binary" => {}
+            b"--ignore-missing" => options.ignore_missing = true,
+            b"--tag" => options.tagged = true,
+            b"--help" => return usage(exe_name, true),
+            b"--version" => return version(exe_name),
+            b"--benchmark-all" | b"--bench-all" => return benchmark_refused(),
+            b"--" => {
+                options.files.extend(args[index..].iter().cloned());
+                break;
+            }
+            _ if argument.first() != Some(&b'-') => {
+                options.files.extend(args[index - 1..].iter().cloned());
+                break;
+            }
+            _ => {
+                let mut letters = &argument[1..];
+                if letters.is_empty() {
+                    explicit_stdin = true;
+                }
+                while let Some((&letter, rest)) = letters.split_first() {
+                    letters = rest;
+                    match letter {
+                        b'V' => return version(exe_name),
+                        b'h' => return usage(exe_name, true),
+                        b'H' => {
+                            let (number, rest) = read_number(letters);
+                            letters = rest;
+                            options.algorithm = match number {
+                                Some(0 | 32) => Algorithm::Xxh32,
+                                Some(1 | 64) => Algorithm::Xxh64,
+                                Some(2 | 128) => Algorithm::Xxh128,
+                                Some(3) => Algorithm::Xxh3,
+                                _ => return bad_usage(exe_name),
+                            };
+                        }
+                        b'c' => options.check = true,
+                        b'w' => options.warn = true,
+                        b'q' => options.quiet = true,
+                        b'b' => return benchmark_refused(),
+                        // Benchmark settings, which mean nothing without -b.
+                        b'i' | b'B' => letters = read_number(letters).1,
+                        _ => return bad_usage(exe_name),
+                    }
+                }
+            }
+        }
+    }
+    // xxhsum refuses to read a terminal unless `-` says so.
+    // SAFETY: isatty only inspects descriptor 0.
+    if options.files.is_empty() && !explicit_stdin && unsafe { libc::isatty(0) } == 1 {
+        return bad_usage(exe_name);
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let ok = if options.check {
+        check_files(&options, &mut out)
+    } else {
+        hash_files(&options, &mut out)
+    };
+    match (out.flush(), ok) {
+        (Ok(()), true) => 0,
+        _ => 1,
+    }
+}
+
+/// Digits as xxhsum reads them after `-H`, `-i`, `-B`: a decimal number, 0 when there are
+/// none; None when it overflows.
+fn read_number(text: &[u8]) -> (Option<u64>, &[u8]) {
+    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    let number = match digits {
+        0 => Some(0),
+        _ => std::str::from_utf8(&text[..digits])
+            .ok()
+            .and_then(|d| d.parse().ok()),
+    };
+    (number, &text[digits..])
+}
+
+fn version(exe_name: &str) -> u8 {
+    eprintln!(
+        "{exe_name} 0.8.3 (fasthash {}), xxHash's XXH32, XXH64, XXH3 and XXH128",
+        env!("CARGO_PKG_VERSION")
+    );
+    0
+}
+
+fn usage(exe_name: &str, advanced: bool) -> u8 {
+    let mut text = format!(
+        "{exe_name} (fasthash {}): print or check xxHash checksums\n\n\
+         Usage: {exe_name} [options] [files]\n\n\
+         With no file, or with -, reads standard input.\n\n\
+         Options:\n  \
+         -H#          the algorithm: 0 XXH32, 1 XXH64, 2 XXH128, 3 XXH3 (also 32, 64, 128)\n  \
+         -c, --check  read xxHash checksums from the files and check them\n  \
+         -h, --help   this help\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    if advanced {
+        text.push_str(
+            "\n  -V, --version        the version\n      \
+             --tag            BSD-style lines: ALGORITHM (FILE) = DIGEST\n      \
+             --little-endian  digests in little-endian byte order\n      \
+             --binary         accepted, changes nothing\n\n\
+             With -c:\n  \
+             -q, --quiet          do not print OK for each verified file\n      \
+             --status         print nothing; the exit status tells\n      \
+             --strict         fail on improperly formatted lines\n  \
+             -w, --warn           warn about improperly formatted lines\n      \
+             --ignore-missing do not fail or report for missing files\n\n\
+             The benchmark (-b) is not part of fasthash's xxhsum; run `fasthash bench`.\n",
+        );
+    }
+    eprint!("{text}");
+    0
+}
+
+fn bad_usage(exe_name: &str) -> u8 {
+    eprint!("Wrong parameters\n\n");
+    usage(exe_name, false);
+    1
+}
+
+fn benchmark_refused() -> u8 {
+    eprintln!(
+        "xxhsum: the benchmark (-b) is not offered here; `fasthash bench` measures every algorithm"
+    );
+    1
+}
+
+fn tag(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Xxh32 => "XXH32",
+        Algorithm::Xxh64 => "XXH64",
+        Algorithm::Xxh128 => "XXH128",
+        _ => "XXH3",
+    }
+}
+
+fn needs_escape(name: &[u8]) -> bool {
+    name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r'))
+}
+
+fn write_name(out: &mut impl Write, name: &[u8], escape: bool) -> io::Result<()> {
+    if !escape {
+        return out.write_all(name);
+    }
+    for &byte in name {
+        match byte {
+            b'\n' => out.write_all(b"\\n")?,
+            b'\r' => out.write_all(b"\\r")?,
+            b'\\' => out.write_all(b"\\\\")?,
+            other => out.write_all(&[other])?,
+        }
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn write_line(
+    options: &Options,
+    out: &mut impl Write,
+    name: &[u8],
+    digest: &Digest,
+) -> io::Result<()> {
+    let mut bytes = digest.as_bytes().to_vec();
+    if options.little_endian {
+        bytes.reverse();
+    }
+    let escape = needs_escape(name);
+    if escape {
+        out.write_all(b"\\")?;
+    }
+    let suffix = if options.little_endian { "_LE" } else { "" };
+    if options.tagged {
+        write!(out, "{}{suffix} (", tag(options.algorithm))?;
+        write_name(out, name, escape)?;
+        writeln!(out, ") = {}", hex(&bytes))
+    } else {
+        if options.algorithm == Algorithm::Xxh3 {
+            out.write_all(b"XXH3_")?;
+        }
+        write!(out, "{}  ", hex(&bytes))?;
+        write_name(out, name, escape)?;
+        out.write_all(b"\n")
+    }
+}
+
+/// A message on standard error, after what standard output holds so far.
+fn log(out: &mut impl Write, message: &[u8]) {
+    let _ = out.flush();
+    let mut stderr = io::stderr().lock();
+    let _ = stderr.write_all(message);
+}
+
+fn hash_files(options: &Options, out: &mut impl Write) -> bool {
+    // Standard input only without operands ("stdin" in lines); an operand `-` is a file name,
+    // as xxhsum compares its stdin marker by address, not by text.
+    if options.files.is_empty() {
+        let digest = crate::io::stdin().and_then(|stdin| hash_reader(stdin, options.algorithm));
+        return report(options, out, b"stdin", digest);
+    }
+    let mut ok = true;
+    for file in &options.files {
+        let path = std::path::Path::new(file);
+        if path.is_dir() {
+            log(
+                out,
+                format!("xxhsum: {}: Is a directory \n", file.to_string_lossy()).as_bytes(),
+            );
+            ok = false;
+            continue;
+        }
+        let digest = match crate::io::long_paths::open_file(path) {
+            Ok(opened) => hash_file(opened, options.algorithm, &ReadOptions::default()),
+            Err(e) => {
+                let mut message = b"Error: Could not open '".to_vec();
+                message.extend_from_slice(file.as_bytes());
+                message.extend_from_slice(
+                    format!("': {}. \n", crate::error::os_error_text(&e)).as_bytes(),
+                );
+                log(out, &message);
+                ok = false;
+                continue;
+            }
+        };
+        ok &= report(options, out, file.as_bytes(), digest);
+    }
+    ok
+}
+
+/// Prints one input's line, or why it could not be read; whether it was hashed.
+fn report(
+    options: &Options,
+    out: &mut impl Write,
+    name: &[u8],
+    digest: io::Result<Digest>,
+) -> bool {
+    match digest {
+        Ok(digest) => write_line(options, out, name, &digest).is_ok(),
+        Err(e) => {
+            let mut message = name.to_vec();
+            message
+                .extend_from_slice(format!(": {}\n", crate::error::os_error_text(&e)).as_bytes());
+            log(out, &message);
+            false
+        }
+    }
+}
+
+/// One checksum line as xxhsum reads it: the algorithm, the expected digest (big-endian), and
+/// the file name; None for an improperly formatted line.
+fn parse_line(
+    line: &[u8],
+    little_endian: bool,
+    only: Option<Algorithm>,
+) -> Option<(Algorithm, Vec<u8>, Vec<u8>)> {
+    // A C string: a NUL ends it.
+    let line = &line[..line.iter().position(|&b| b == 0).unwrap_or(line.len())];
+    // Escaped when the first character that is not a blank is a backslash; then one character
+    // is skipped, as xxhsum skips it (the backslash, unless blanks come first).
+    let leading = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    let unescape = line.get(leading) == Some(&b'\\');
+    let line = if unescape { &line[1..] } else { line };
+    let first_space = line.iter().position(|&b| b == b' ')?;
+    if first_space + 1 >= line.len() {
+        return None;
+    }
+    let (algorithm, hash, reverse, name_start, name_end);
+    if line[first_space + 1] == b'(' {
+        let last_space = line.iter().rposition(|&b| b == b' ')?;
+        if last_space < first_space + 5
+            || line[last_space - 1] != b'='
+            || line[last_space - 2] != b' '
+            || line[last_space - 3] != b')'
+        {
+            return None;
+        }
+        let tag_text = &line[..first_space];
+        reverse = tag_text.windows(3).any(|w| w == b"_LE");
+        let mut found = Algorithm::Xxh64;
+        for (prefix, candidate) in [
+            (&b"XXH3"[..], Algorithm::Xxh3),
+            (b"XXH32", Algorithm::Xxh32),
+            (b"XXH64", Algorithm::Xxh64),
+            (b"XXH128", Algorithm::Xxh128),
+        ] {
+            if tag_text.starts_with(prefix) {
+                found = candidate;
+            }
+        }
+        algorithm = found;
+        hash = &line[last_space + 1..];
+        name_start = first_space + 2;
+        name_end = last_space - 3;
+    } else {
+        hash = &line[..first_space];
+        algorithm = match hash.len() {
+            8 => Algorithm::Xxh32,
+            21 => Algorithm::Xxh3,
+            32 => Algorithm::Xxh128,
+            _ => Algorithm::Xxh64,
+        };
+        reverse = little_endian;
+        // The character after the space may be anything (`*`, a second space).
+        name_start = first_space + 2;
+        name_end = line.len();
+    }
+    if only.is_some_and(|only| only != algorithm) {
+        return None;
+    }
+    let digits = match (hash.len(), algorithm) {
+        (8, Algorithm::Xxh32) | (32, Algorithm::Xxh128) => hash,
+        (16, Algorithm::Xxh64 | Algorithm::Xxh3) => hash,
+        (21, Algorithm::Xxh3) => hash.strip_prefix(b"XXH3_")?,
+        _ => return None,
+    };
+    let mut bytes = Vec::with_capacity(digits.len() / 2);
+    for pair in digits.chunks(2) {
+        let text = std::str::from_utf8(pair).ok()?;
+        if !pair.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        bytes.push(u8::from_str_radix(text, 16).ok()?);
+    }
+    if reverse {
+        bytes.reverse();
+    }
+    let raw_name = line.get(name_start..name_end.max(name_start))?;
+    let name = if unescape {
+        crate::format::escape::unescape_name(raw_name)?
+    } else {
+        raw_name.to_vec()
+    };
+    Some((algorithm, bytes, name))
+}
+
+fn check_files(options: &Options, out: &mut impl Write) -> bool {
+    if options.files.is_empty() {
+        return check_file(options, out, None);
+    }
+    let mut ok = true;
+    for file in &options.files {
+        ok &= check_file(options, out, Some(file));
+    }
+    ok
+}
+
+/// Checks one manifest (`None`: standard input, named "stdin").
+fn check_file(options: &Options, out: &mut impl Write, manifest: Option<&OsString>) -> bool {
+    let shown: Vec<u8> = manifest.map_or(b"stdin".to_vec(), |m| m.as_bytes().to_vec());
+    let reader: Box<dyn BufRead> = match manifest {
+        Some(manifest) => match std::fs::File::open(manifest) {
+            Ok(file) => Box::new(io::BufReader::new(file)),
+            Err(e) => return open_failed(out, &shown, &e),
+        },
+        None => match crate::io::stdin() {
+            Ok(stdin) => Box::new(io::BufReader::new(stdin)),
+            Err(e) => return open_failed(out, &shown, &e),
+        },
+    };
+    let (mut proper, mut improper, mut mismatched, mut matched, mut unreadable) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let shown_text = String::from_utf8_lossy(&shown).into_owned();
+    for (number, line) in reader.split(b'\n').enumerate() {
+        let Ok(line) = line else { break };
+        if line.first() == Some(&b'#') {
+            continue;
+        }
+        let Some((algorithm, expected, name)) =
+            parse_line(&line, options.little_endian, options.only)
+        else {
+            improper += 1;
+            if options.warn {
+                log(
+                    out,
+                    format!(
+                        "{shown_text}:{}: Error: Improperly formatted checksum line.\n",
+                        number + 1
+                    )
+                    .as_bytes(),
+                );
+            }
+            continue;
+        };
+        proper += 1;
+        let digest = if name == b"stdin" {
+            crate::io::stdin().and_then(|stdin| hash_reader(stdin, algorithm))
+        } else {
+            crate::io::long_paths::open_file(std::path::Path::new(OsStr::from_bytes(&name)))
+                .and_then(|file| hash_file(file, algorithm, &ReadOptions::default()))
+        };
+        let written = match digest {
+            Err(e) => {
+                if options.ignore_missing {
+                    continue;
+                }
+                unreadable += 1;
+                if options.status {
+                    Ok(())
+                } else {
+                    let mut message =
+                        format!("{shown_text}:{}: Could not open or read '", number + 1)
+                            .into_bytes();
+                    message.extend_from_slice(&name);
+                    message.extend_from_slice(
+                        format!("': {}.\n", crate::error::os_error_text(&e)).as_bytes(),
+                    );
+                    out.write_all(&message)
+                }
+            }
+            Ok(digest) => {
+                let good = digest.as_bytes() == expected.as_slice();
+                if good {
+                    matched += 1;
+                } else {
+                    mismatched += 1;
+                }
+                if options.status || (good && options.quiet) {
+                    Ok(())
+                } else {
+                    let escape = needs_escape(&name);
+                    (|| {
+                        if escape {
+                            out.write_all(b"\\")?;
+                        }
+                        write_name(out, &name, escape)?;
+                        out.write_all(if good { b": OK\n" } else { b": FAILED\n" })
+                    })()
+                }
+            }
+        };
+        if written.is_err() {
+            return false;
+        }
+    }
+    if proper == 0 {
+        log(
+            out,
+            format!("{shown_text}: no properly formatted xxHash checksum lines found\n").as_bytes(),
+        );
+    } else if !options.status {
+        let plural = |n: u64, one: &str, many: &str| {
+            if n == 1 {
+                one.to_string()
+            } else {
+                many.to_string()
+            }
+        };
+        let mut summary = String::new();
+        if improper > 0 {
+            summary += &format!(
+                "{improper} {} improperly formatted\n",
+                plural(improper, "line is", "lines are")
+            );
+        }
+        if unreadable > 0 {
+            summary += &format!(
+                "{unreadable} listed {} could not be read\n",
+                plural(unreadable, "file", "files")
+            );
+        }
+        if mismatched > 0 {
+            summary += &format!(
+                "{mismatched} computed {} did NOT match\n",
+                plural(mismatched, "checksum", "checksums")
+            );
+        }
+        let _ = out.write_all(summary.as_bytes());
+    }
+    let mut result =
+        proper != 0 && mismatched == 0 && unreadable == 0 && (!options.strict || improper == 0);
+    if options.ignore_missing && matched == 0 {
+        let _ = out.write_all(format!("{shown_text}: no file was verified\n").as_bytes());
+        result = false;
+    }
+    result
+}
+
+fn open_failed(out: &mut impl Write, shown: &[u8], e: &io::Error) -> bool {
+    let mut message = b"Error: Could not open '".to_vec();
+    message.extend_from_slice(shown);
+    message.extend_from_slice(format!("': {}\n", crate::error::os_error_text(e)).as_bytes());
+    log(out, &message);
+    false
+}

@@ -1,0 +1,269 @@
+//! `xxhsum`, `xxh32sum`, `xxh64sum`, `xxh128sum`, `xxh3sum`: xxHash 0.8.3's behaviour. What the
+//! installed xxhsum (0.8.1 in Debian 12) does the same way is compared byte for byte with it;
+//! what 0.8.3 changed (escaped names, `XXH3_` digests, its messages) is asserted from its
+//! `cli/xxhsum.c`, as cited, with digests from xxHash's own sanity vectors.
+
+mod common;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::ffi::OsStringExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+const NAMES: [&str; 5] = ["xxhsum", "xxh32sum", "xxh64sum", "xxh128sum", "xxh3sum"];
+
+fn links_to(target: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in NAMES {
+        std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+fn run(bin: &Path, dir: &Path, program: &str, args: &[OsString], stdin: &[u8]) -> Output {
+    let mut child = Command::new(program)
+        .env("PATH", bin)
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+/// Files with names both releases print the same way (no backslash, newline or CR).
+fn files() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (index, name) in [&b"a"[..], b"with space", b"\xff latin", b"empty", b"big"]
+        .iter()
+        .enumerate()
+    {
+        let len = match *name {
+            b"empty" => 0,
+            b"big" => 2_000_003,
+            _ => index * 977 + 3,
+        };
+        let content: Vec<u8> = (0..len).map(|i| (i * 13 + index) as u8).collect();
+        std::fs::write(dir.path().join(OsString::from_vec(name.to_vec())), content).unwrap();
+    }
+    dir
+}
+
+fn names() -> Vec<OsString> {
+    ["a", "with space", "empty", "big"]
+        .iter()
+        .map(OsString::from)
+        .chain([OsString::from_vec(b"\xff latin".to_vec())])
+        .collect()
+}
+
+#[test]
+fn hash_lines_match_the_installed_xxhsum() {
+    let Some(peer) = common::peer("xxhsum") else {
+        return;
+    };
+    let theirs = links_to(&peer);
+    let ours = links_to(Path::new(FASTHASH));
+    let dir = files();
+    // 0.8.1 prints XXH3 untagged lines as BSD lines and knows no xxh3sum name; 0.8.3 adds
+    // XXH3_ and the name (checked below).
+    for (program, args) in [
+        ("xxhsum", &[][..]),
+        ("xxhsum", &["-H0"]),
+        ("xxhsum", &["-H1", "--tag"]),
+        ("xxhsum", &["-H2"]),
+        ("xxhsum", &["-H128", "--tag"]),
+        ("xxhsum", &["-H32", "--little-endian"]),
+        ("xxhsum", &["--little-endian", "--tag", "-H2"]),
+        ("xxhsum", &["-H3", "--tag"]),
+        ("xxh32sum", &[]),
+        ("xxh64sum", &["--tag"]),
+        ("xxh128sum", &[]),
+    ] {
+        let args = [os(args), names()].concat();
+        let expected = run(
+            theirs.path(),
+            dir.path(),
+            program,
+            &args,
+            b"from standard input",
+        );
+        let got = run(
+            ours.path(),
+            dir.path(),
+            program,
+            &args,
+            b"from standard input",
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&expected.stdout),
+            "{program} {args:?}"
+        );
+        assert_eq!(got.stdout, expected.stdout);
+        assert_eq!(
+            got.status.code(),
+            expected.status.code(),
+            "{program} {args:?}"
+        );
+    }
+}
+
+#[test]
+fn check_mode_matches_the_installed_xxhsum() {
+    let Some(peer) = common::peer("xxhsum") else {
+        return;
+    };
+    let theirs = links_to(&peer);
+    let ours = links_to(Path::new(FASTHASH));
+    let dir = files();
+    let mut manifest = Vec::new();
+    for args in [&["-H0"][..], &["-H1"], &["-H2", "--tag"], &["-H1", "--tag"]] {
+        let written = run(
+            theirs.path(),
+            dir.path(),
+            "xxhsum",
+            &[os(args), names()].concat(),
+            b"",
+        );
+        manifest.extend_from_slice(&written.stdout);
+    }
+    manifest.extend_from_slice(b"not a checksum line\n0123456789abcdef  missing\n");
+    std::fs::write(dir.path().join("SUMS"), &manifest).unwrap();
+    std::fs::write(dir.path().join("with space"), b"changed").unwrap();
+    for (program, args) in [
+        ("xxhsum", &["-c", "SUMS"][..]),
+        ("xxhsum", &["--check", "--status", "SUMS"]),
+        ("xxhsum", &["-c", "--strict", "SUMS"]),
+        ("xxhsum", &["-c", "-w", "SUMS"]),
+        // xxhNNsum -c reads only its own algorithm's lines in 0.8.3 (checked below), all in
+        // 0.8.1.
+        ("xxhsum", &["-c", "nothere"]),
+    ] {
+        let expected = run(theirs.path(), dir.path(), program, &os(args), b"");
+        let got = run(ours.path(), dir.path(), program, &os(args), b"");
+        let what = format!("{program} {args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&expected.stdout),
+            "{what}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&got.stderr),
+            String::from_utf8_lossy(&expected.stderr),
+            "{what}: stderr"
+        );
+        assert_eq!(got.status.code(), expected.status.code(), "{what}");
+    }
+}
+
+/// xxHash's sanity vectors: the digest of the first N bytes of its sanity buffer.
+fn sanity(algo: &str, len: usize) -> String {
+    common::parse_kat_tsv(&common::repo_path("tests/vectors/xxhash/default-seed.tsv"))
+        .into_iter()
+        .find(|answer| answer.algo == algo && answer.message.len() == len)
+        .unwrap()
+        .expected_hex
+}
+
+/// What 0.8.3 does that 0.8.1 does not, from its source (cli/xxhsum.c).
+#[test]
+fn what_xxhsum_0_8_3_does() {
+    let ours = links_to(Path::new(FASTHASH));
+    let dir = tempfile::tempdir().unwrap();
+    let name = OsString::from_vec(b"back\\slash\nnew".to_vec());
+    std::fs::write(dir.path().join(&name), common::xxh_sanity_buffer(2240)).unwrap();
+    let run_ours =
+        |program: &str, args: Vec<OsString>| run(ours.path(), dir.path(), program, &args, b"");
+    let xxh3 = sanity("xxh3-64", 2240);
+    // XSUM_printLine_GNU: a leading backslash, the name escaped, XXH3_ before an XXH3 digest.
+    let line = run_ours("xxh3sum", vec![name.clone()]);
+    assert_eq!(
+        String::from_utf8_lossy(&line.stdout),
+        format!("\\XXH3_{xxh3}  back\\\\slash\\nnew\n")
+    );
+    // XSUM_printLine_BSD with _LE and the bytes reversed.
+    let le: String = common::decode_hex(&xxh3)
+        .iter()
+        .rev()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let tagged = run_ours(
+        "xxhsum",
+        [os(&["-H3", "--tag", "--little-endian"]), vec![name.clone()]].concat(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&tagged.stdout),
+        format!("\\XXH3_LE (back\\\\slash\\nnew) = {le}\n")
+    );
+    // -c reads both back, unescaping the name; '#' lines are comments (XSUM_getLine).
+    std::fs::write(
+        dir.path().join("S"),
+        [b"# comment\n".to_vec(), line.stdout, tagged.stdout].concat(),
+    )
+    .unwrap();
+    let checked = run_ours("xxhsum", os(&["-c", "S"]));
+    assert_eq!(
+        String::from_utf8_lossy(&checked.stdout),
+        "\\back\\\\slash\\nnew: OK\n\\back\\\\slash\\nnew: OK\n"
+    );
+    // xxh64sum reads only XXH64 lines (the name's algorithm bitmask).
+    let restricted = run_ours("xxh64sum", os(&["-c", "S"]));
+    assert_eq!(
+        String::from_utf8_lossy(&restricted.stderr),
+        "S: no properly formatted xxHash checksum lines found\n"
+    );
+    assert_eq!(restricted.status.code(), Some(1));
+    // --ignore-missing: missing files are passed over, but a manifest that verified nothing
+    // fails ("no file was verified", on standard output: XSUM_checkFile).
+    std::fs::write(dir.path().join("M"), b"0123456789abcdef  missing\n").unwrap();
+    let nothing = run_ours("xxhsum", os(&["-c", "--ignore-missing", "M"]));
+    assert_eq!(
+        String::from_utf8_lossy(&nothing.stdout),
+        "M: no file was verified\n"
+    );
+    assert_eq!(nothing.status.code(), Some(1));
+    let some = run_ours("xxhsum", os(&["-c", "--ignore-missing", "S", "M"]));
+    assert!(String::from_utf8_lossy(&some.stdout).starts_with("\\back\\\\slash\\nnew: OK\n"));
+    // XSUM_hashFile's messages: a directory, a file that cannot be opened.
+    let errors = run_ours("xxhsum", os(&[".", "missing"]));
+    assert_eq!(
+        String::from_utf8_lossy(&errors.stderr),
+        "xxhsum: .: Is a directory \nError: Could not open 'missing': No such file or directory. \n"
+    );
+    assert_eq!(errors.status.code(), Some(1));
+    // Standard input alone is "stdin"; among operands, "-" is a file name (XSUM_hashFile
+    // compares the stdin marker by address).
+    let stdin = run(ours.path(), dir.path(), "xxh32sum", &[], b"");
+    assert_eq!(
+        String::from_utf8_lossy(&stdin.stdout),
+        format!("{}  stdin\n", sanity("xxh32", 0))
+    );
+    let dash = run_ours("xxhsum", os(&["-"]));
+    assert!(String::from_utf8_lossy(&dash.stdout).ends_with("  stdin\n"));
+    let among = run_ours("xxhsum", os(&["S", "-"]));
+    assert!(String::from_utf8_lossy(&among.stderr).contains("Could not open '-'"));
+    // The first operand starts the file list: a later "-H0" is a file name.
+    let late = run_ours("xxhsum", os(&["missing", "-H0"]));
+    assert!(String::from_utf8_lossy(&late.stderr).contains("Could not open '-H0'"));
+    // Bad usage: "Wrong parameters", exit 1.
+    let bad = run_ours("xxhsum", os(&["-H7", "x"]));
+    assert!(String::from_utf8_lossy(&bad.stderr).starts_with("Wrong parameters\n"));
+    assert_eq!(bad.status.code(), Some(1));
+    // XXH32 and XXH128 of the same input, against the sanity vectors.
+    let xxh32 = run_ours("xxh32sum", vec![name.clone()]);
+    assert!(String::from_utf8_lossy(&xxh32.stdout)
+        .starts_with(&format!("\\{}  ", sanity("xxh32", 2240))));
+    let xxh128 = run_ours("xxh128sum", vec![name]);
+    assert!(String::from_utf8_lossy(&xxh128.stdout)
+        .starts_with(&format!("\\{}  ", sanity("xxh3-128", 2240))));
+}
