@@ -4,27 +4,22 @@
 mod common;
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 
 fn run(program: &Path, dir: &Path, args: &[OsString], stdin: &[u8]) -> Output {
-    let mut child = Command::new(program)
-        .current_dir(dir)
-        .args(args)
-        // b3sum (anyhow) adds a backtrace to its errors when this is set.
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+    common::output_with_stdin(
+        Command::new(program)
+            .current_dir(dir)
+            .args(args)
+            // b3sum (anyhow) adds a backtrace to its errors when this is set.
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE"),
+        stdin,
+    )
 }
 
 fn drop_in() -> (tempfile::TempDir, std::path::PathBuf) {

@@ -9,7 +9,7 @@ mod common;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 
@@ -69,19 +69,14 @@ fn names() -> Vec<OsString> {
 }
 
 fn run(bin: &Path, program: &str, dir: &Path, args: &[OsString], stdin: &[u8]) -> Output {
-    let mut child = Command::new(program)
-        .env("PATH", bin)
-        .env("LC_ALL", "C")
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+    common::output_with_stdin(
+        Command::new(program)
+            .env("PATH", bin)
+            .env("LC_ALL", "C")
+            .current_dir(dir)
+            .args(args),
+        stdin,
+    )
 }
 
 /// The installed coreutils program's directory, if it is there.

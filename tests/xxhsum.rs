@@ -6,10 +6,9 @@
 mod common;
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 const NAMES: [&str; 5] = ["xxhsum", "xxh32sum", "xxh64sum", "xxh128sum", "xxh3sum"];
@@ -23,17 +22,13 @@ fn links_to(target: &Path) -> tempfile::TempDir {
 }
 
 fn run(bin: &Path, dir: &Path, program: &str, args: &[OsString], stdin: &[u8]) -> Output {
-    let mut child = Command::new(program)
-        .env("PATH", bin)
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+    common::output_with_stdin(
+        Command::new(program)
+            .env("PATH", bin)
+            .current_dir(dir)
+            .args(args),
+        stdin,
+    )
 }
 
 fn os(args: &[&str]) -> Vec<OsString> {

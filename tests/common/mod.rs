@@ -290,3 +290,21 @@ pub fn status_lines_as_coreutils_9_11(output: &str) -> String {
         })
         .collect()
 }
+
+/// Runs `command` with `stdin` written to its standard input, capturing its output.
+pub fn output_with_stdin(
+    command: &mut std::process::Command,
+    stdin: &[u8],
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A program may exit without reading its input: a closed pipe is not a failure here.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
