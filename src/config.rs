@@ -217,6 +217,23 @@ impl Config {
             lossy_names: personality == Personality::B3sum,
         };
         let check_any_length = dropin.as_ref().is_some_and(|d| d.any_length);
+        // cksum's and sum's legacy checksums have one line format and nothing to check.
+        if let (Personality::Fasthash, Some(legacy)) =
+            (personality, algorithm.filter(|a| a.info().with_size))
+        {
+            let refused = [
+                (cli.check, "--check"),
+                (cli.tag, "--tag"),
+                (cli.base64, "--base64"),
+                (cli.binary, "--binary"),
+            ];
+            if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
+                return Err(Error::usage(format!(
+                    "{option} does not apply to -a {legacy}: its line is the checksum and the size \
+                     in decimal, as cksum and sum print it, and coreutils checks no such line"
+                )));
+            }
+        }
         let check = CheckOptions {
             ignore_missing: cli.ignore_missing,
             quiet: cli.quiet,

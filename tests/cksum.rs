@@ -414,3 +414,31 @@ fn what_only_coreutils_9_11_has() {
         "cksum: --length is only supported with --algorithm blake2b, sha2, or sha3\n"
     );
 }
+
+/// Under fasthash's own name, options that mean nothing for the legacy checksums are refused.
+#[test]
+fn fasthash_refuses_what_legacy_checksums_cannot_do() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"x").unwrap();
+    for (algorithm, option) in [
+        ("crc", "-c"),
+        ("bsd", "--tag"),
+        ("sysv", "--base64"),
+        ("crc32b", "-b"),
+    ] {
+        let output = common::fasthash_in(dir.path(), &["-a", algorithm, option, "f"]);
+        assert_eq!(output.status.code(), Some(2), "{algorithm} {option}");
+        assert!(output.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&output.stderr).contains("does not apply to -a"));
+    }
+    // Without them, cksum's own line.
+    let output = common::fasthash_in(dir.path(), &["-a", "crc", "f"]);
+    if let Some(cksum) = common::peer("cksum") {
+        let expected = Command::new(cksum)
+            .current_dir(dir.path())
+            .arg("f")
+            .output()
+            .unwrap();
+        assert_eq!(output.stdout, expected.stdout);
+    }
+}
