@@ -396,6 +396,35 @@ fn what_only_coreutils_9_11_has() {
              Try 'cksum --help' for more information.\n"
         )
     );
+    // `SHA2-384 (F) = ` reads as `SHA384 (F) = `, with or without -a sha2; `SHA2-128` is no
+    // line (coreutils' tests/cksum/cksum-c.sh).
+    let sha384 = ours(&["-a", "sha384", "nist"]);
+    let renamed = String::from_utf8_lossy(&sha384.stdout).replacen("SHA", "SHA2-", 1);
+    std::fs::write(dir.join("SHA2"), renamed).unwrap();
+    assert_eq!(text(&ours(&["-c", "SHA2"])), "nist: OK\n");
+    assert_eq!(text(&ours(&["-c", "-a", "sha2", "SHA2"])), "nist: OK\n");
+    std::fs::write(
+        dir.join("BAD"),
+        "SHA2-128 (nist) = 38b060a751ac96384cd9327eb1b1e36a\n",
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&ours(&["-c", "BAD"]).stderr),
+        "cksum: BAD: no properly formatted checksum lines found\n"
+    );
+    // A length too large for any integer is clamped, then refused as too long
+    // (xnumtoimax with XTOINT_MAX_QUIET; coreutils' own tests/cksum/b2sum.sh checks this).
+    let huge = run(
+        setup.links.path(),
+        "b2sum",
+        dir,
+        &os(&["-l", "18446744073709551616", "check"]),
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&huge.stderr),
+        "b2sum: invalid length: '18446744073709551616'\nb2sum: maximum digest length for 'BLAKE2b' is 512 bits\n"
+    );
     // "--text mode is only supported with --untagged" (cksum.c, with prefix_tag set).
     assert!(
         String::from_utf8_lossy(&ours(&["-a", "md5", "-t", "check"]).stderr)

@@ -272,10 +272,9 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Re
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err((invalid(), false));
     }
-    let bits: u64 = match digits.parse() {
-        Ok(bits) => bits,
-        Err(_) => return Err((invalid(), false)),
-    };
+    // Too large for the integer: xnumtoimax clamps it quietly to the maximum, which the
+    // checks below then refuse with their own message.
+    let bits: u64 = digits.parse().unwrap_or(u64::MAX);
     if bits == 0 {
         return Ok(None);
     }

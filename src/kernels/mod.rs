@@ -455,12 +455,20 @@ impl Algorithm {
     /// Looks up the tag of a BSD-style line (exact, as coreutils does); `BLAKE2b-BITS` names a
     /// shorter BLAKE2b, as b2sum writes it.
     pub fn from_bsd_tag(tag: &str) -> Option<Algorithm> {
-        if let Some(bits) = tag.strip_prefix("BLAKE2b-") {
-            // Digits only: `parse` would also take a sign.
-            if bits.is_empty() || !bits.bytes().all(|b| b.is_ascii_digit()) {
+        // Digits only: `parse` would also take a sign.
+        let bits = |text: &str| -> Option<u32> {
+            if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            return bits.parse().ok().and_then(Algorithm::blake2b_bits);
+            text.parse().ok()
+        };
+        if let Some(text) = tag.strip_prefix("BLAKE2b-") {
+            return bits(text).and_then(Algorithm::blake2b_bits);
+        }
+        // cksum 9.11 reads `SHA2-384` as it reads `SHA384`.
+        if let Some(text) = tag.strip_prefix("SHA2-") {
+            let bytes = bits(text).filter(|b| b % 8 == 0)? / 8;
+            return Algorithm::Sha256.with_length(bytes as usize);
         }
         ALGORITHMS
             .iter()
