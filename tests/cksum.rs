@@ -644,3 +644,71 @@ fn cksum_reads_base64_digests_by_their_shape() {
     );
     assert_eq!(output.status.code(), Some(1));
 }
+
+/// `--version` and `--help` to a standard output the caller closed fail as coreutils' do
+/// (close_stdout: "write error: Bad file descriptor", exit 1), where they printed nothing and
+/// exited 0 (coreutils' tests/misc/io-errors.sh runs every program's --version so).
+#[test]
+fn version_and_help_to_a_closed_stdout_are_write_errors() {
+    let setup = setup();
+    for program in ["cksum", "b2sum", "sum"] {
+        for option in ["--version", "--help"] {
+            let output = Command::new("/bin/sh")
+                .arg("-c")
+                .arg(format!("exec {program} {option} >&-"))
+                .env("PATH", setup.links.path())
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&output.stderr),
+                format!("{program}: write error: Bad file descriptor\n"),
+                "{program} {option}"
+            );
+            assert_eq!(output.status.code(), Some(1), "{program} {option}");
+        }
+    }
+}
+
+/// A directory named as a file is read, so the kernel's error is the one reported: EISDIR
+/// as a rule, and the device's EIO when reads fail (coreutils' tests/misc/read-errors.sh
+/// injects it with strace, which this does too where strace can).
+#[test]
+fn a_directory_is_read_for_its_error() {
+    let setup = setup();
+    let dir = setup.files.path();
+    let output = dropin(&setup, "cksum", dir, &["-a", "md5", "."]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: .: Is a directory\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let probe = Command::new("strace")
+        .args([
+            "-o",
+            "/dev/null",
+            "-e",
+            "/read",
+            "-e",
+            "fault=all:error=EIO",
+            "true",
+        ])
+        .output();
+    if !probe.is_ok_and(|p| p.status.success()) {
+        return;
+    }
+    let injected = Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "-P", ".", "-e", "/read,splice"])
+        .args(["-e", "fault=all:error=EIO", "cksum", "-a", "md5", "."])
+        .env("PATH", setup.links.path())
+        .env("LC_ALL", "C")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&injected.stderr);
+    assert!(
+        stderr.ends_with("cksum: .: Input/output error\n"),
+        "{stderr}"
+    );
+    assert_eq!(injected.status.code(), Some(1));
+}
