@@ -139,7 +139,8 @@ fn check_manifest(
         extensions,
         manifest_is_stdin: *manifest == Input::Stdin,
         any_length: config.check_any_length,
-    });
+    })
+    .with_type_name(config.check_type_name, config.check_retag);
     let items: Vec<Item> = split_lines(&data, terminator, extensions)
         .into_iter()
         .enumerate()
@@ -153,6 +154,7 @@ fn check_manifest(
                 line_number: index + 1,
                 line,
                 target,
+                type_name: parser.type_name(),
             }
         })
         .filter(|item| item.line != Line::Skip)
@@ -183,6 +185,7 @@ fn check_manifest(
                 config,
                 manifest_name,
                 item.line_number,
+                item.type_name,
                 &item.line,
                 outcome,
                 &mut tally,
@@ -214,6 +217,8 @@ struct Item {
     line_number: usize,
     line: Line,
     target: Option<Input>,
+    /// The algorithm a malformed line is reported under (cksum's changes line by line).
+    type_name: Option<&'static str>,
 }
 
 fn input_for(name: &[u8]) -> Input {
@@ -229,6 +234,7 @@ fn report_line(
     config: &Config,
     manifest_name: &[u8],
     line_number: usize,
+    type_name: Option<&'static str>,
     line: &Line,
     outcome: Outcome,
     tally: &mut Tally,
@@ -241,8 +247,8 @@ fn report_line(
             tally.improperly_formatted += 1;
             if options.warn {
                 let mut text = quote_name(manifest_name);
-                let kind = match config.algorithm {
-                    Some(algorithm) => format!("{} ", algorithm.bsd_tag()),
+                let kind = match type_name {
+                    Some(name) => format!("{name} "),
                     None => String::new(),
                 };
                 text.extend_from_slice(

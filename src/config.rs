@@ -88,6 +88,10 @@ pub struct Config {
     pub cache: Option<std::path::PathBuf>,
     /// `b2sum -c` and `cksum -c` without `-l`: each line's length picks the family's member.
     pub check_any_length: bool,
+    /// The algorithm `--check --warn` names in its malformed-line message, and how cksum
+    /// changes it line by line.
+    pub check_type_name: Option<&'static str>,
+    pub check_retag: crate::format::manifest::Retag,
 }
 
 /// Where `--files-from`/`--files0-from` read the names to hash.
@@ -217,6 +221,13 @@ impl Config {
             lossy_names: personality == Personality::B3sum,
         };
         let check_any_length = dropin.as_ref().is_some_and(|d| d.any_length);
+        let (check_type_name, check_retag) = match &dropin {
+            Some(d) => (Some(d.type_name), d.retag),
+            None => (
+                algorithm.map(|a| a.info().bsd_tag),
+                crate::format::manifest::Retag::Never,
+            ),
+        };
         // cksum's and sum's legacy checksums have one line format and nothing to check.
         if let (Personality::Fasthash, Some(legacy)) =
             (personality, algorithm.filter(|a| a.info().with_size))
@@ -334,6 +345,8 @@ impl Config {
             audit_json: cli.json && cli.tree.is_some(),
             cache: cli.cache.clone().map(std::path::PathBuf::from),
             check_any_length,
+            check_type_name,
+            check_retag,
         })
     }
 }

@@ -31,12 +31,13 @@ fn main() -> ExitCode {
             }
         }
         Ok(Action::Print(text)) => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
+            // --help and --version as coreutils writes them: a closed stdout is a write error
+            // (`>&-`), and a reader that went away ends the program in silence, as SIGPIPE
+            // ends coreutils (its tests/misc/io-errors.sh checks both for every program).
+            let mut stdout = fasthash::io::RawStdout;
+            match stdout.write_all(text.as_bytes()) {
                 Ok(()) => ExitStatus::Success,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Failure,
                 Err(e) => {
                     Reporter::new(personality, program).error(&Error::Write(e));
                     ExitStatus::Failure

@@ -196,7 +196,8 @@ fn cksum_prints_as_cksum_does() {
         same(&setup, "cksum", &[os(args), os(&["-", "missing"])].concat());
     }
     for bad in [
-        &["-a", "md5", "-l", "12", "plain"][..],
+        // (`-a md5 -l 12`: 9.1 refused the length before the algorithm; see below.)
+        &["-a", "md5", "-l", "x", "plain"][..],
         &["-a", "blake2b", "-l", "12", "plain"],
         &["-a", "blake2b", "-l", "1024", "plain"],
         &["-a", "blake2b", "-l", "x", "plain"],
@@ -470,4 +471,244 @@ fn fasthash_refuses_what_legacy_checksums_cannot_do() {
             .unwrap();
         assert_eq!(output.stdout, expected.stdout);
     }
+}
+
+/// Runs one of the drop-in names in `dir`, with nothing on standard input.
+fn dropin(setup: &Setup, program: &str, dir: &Path, args: &[&str]) -> Output {
+    run(setup.links.path(), program, dir, &os(args), b"")
+}
+
+/// `-l 0` asks for the default length, which every algorithm has: 9.11 refuses only a
+/// non-zero length outside blake2b, sha2 and sha3 (cksum.c tests `digest_length &&`;
+/// coreutils' tests/cksum/cksum-raw.sh passes `-l0` to every algorithm).
+#[test]
+fn cksum_takes_length_zero_with_any_algorithm() {
+    let setup = setup();
+    let dir = setup.files.path();
+    for algorithm in ["bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sm3"] {
+        let with_zero = dropin(&setup, "cksum", dir, &["-a", algorithm, "-l", "0", "plain"]);
+        let without = dropin(&setup, "cksum", dir, &["-a", algorithm, "plain"]);
+        assert_eq!(with_zero.status.code(), Some(0), "{algorithm}");
+        assert_eq!(with_zero.stdout, without.stdout, "{algorithm}");
+        assert!(with_zero.stderr.is_empty(), "{algorithm}");
+    }
+    // A length other than 0 is refused for the algorithm first, whatever it is: 9.11 checks
+    // it only after reading every option (9.1 refused 12 as "not a multiple of 8" at once).
+    let twelve = dropin(&setup, "cksum", dir, &["-a", "md5", "-l", "12", "plain"]);
+    assert_eq!(
+        String::from_utf8_lossy(&twelve.stderr),
+        "cksum: --length is only supported with --algorithm blake2b, sha2, or sha3\n"
+    );
+    assert_eq!(twelve.status.code(), Some(1));
+    // A length that is not a number is still refused as one.
+    let bad = dropin(&setup, "cksum", dir, &["-a", "md5", "-l", "x", "plain"]);
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "cksum: invalid length: 'x'\n"
+    );
+    assert_eq!(bad.status.code(), Some(1));
+}
+
+/// `cksum --help` lists the `-a` names one a line, two spaces in, in cksum's order: coreutils'
+/// tests/cksum/cksum-base64.pl compares that list with its own.
+#[test]
+fn cksum_help_lists_the_algorithm_names_one_a_line() {
+    let setup = setup();
+    let help = dropin(&setup, "cksum", setup.files.path(), &["--help"]);
+    let text = String::from_utf8(help.stdout).unwrap();
+    let listed: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .map(|rest| rest.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        ["sysv", "bsd", "crc", "crc32b", "md5", "sha1", "sha2", "sha3", "blake2b", "sm3"]
+    );
+    assert!(text.contains("\n  -c, --check "), "{text}");
+}
+
+/// `cksum -c --warn` names a malformed line's algorithm as 9.11 does (`DIGEST_TYPE_STRING`, a
+/// global): the `-a` family's tag (`SHA3`, not `SHA3-256`), `CRC` before any tagged line
+/// without `-a`, and after one, the tag of the last line that carried a known tag, even a
+/// line that was malformed itself (coreutils' tests/cksum/cksum-c.sh and cksum-sha3.sh).
+#[test]
+fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
+    let setup = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let empty_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    std::fs::write(dir.join("e"), b"").unwrap();
+    std::fs::write(
+        dir.join("mixed"),
+        format!(
+            "junk\nSHA256 (e) = {empty_sha256}\njunk\nSM3 (e) = 12\nmore junk\nCRC (e) = 1\nlast junk\n"
+        ),
+    )
+    .unwrap();
+    let output = dropin(&setup, "cksum", dir, &["-c", "-w", "mixed"]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: mixed: 1: improperly formatted CRC checksum line\n\
+         cksum: mixed: 3: improperly formatted SHA256 checksum line\n\
+         cksum: mixed: 4: improperly formatted SM3 checksum line\n\
+         cksum: mixed: 5: improperly formatted SM3 checksum line\n\
+         cksum: mixed: 6: improperly formatted SM3 checksum line\n\
+         cksum: mixed: 7: improperly formatted SM3 checksum line\n\
+         cksum: WARNING: 6 lines are improperly formatted\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "e: OK\n");
+    assert_eq!(output.status.code(), Some(0));
+
+    // A digest one digit short is malformed, named after its own tag.
+    std::fs::write(
+        dir.join("short"),
+        format!("SHA256 (e) = {}\n", &empty_sha256[..63]),
+    )
+    .unwrap();
+    let output = dropin(&setup, "cksum", dir, &["-c", "-w", "short"]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: short: 1: improperly formatted SHA256 checksum line\n\
+         cksum: short: no properly formatted checksum lines found\n"
+    );
+
+    // Under -a sha3, a length SHA-3 does not have is named SHA3.
+    std::fs::write(
+        dir.join("odd"),
+        format!("SHA3-248 (e) = {}\n", &empty_sha256[..62]),
+    )
+    .unwrap();
+    let output = dropin(&setup, "cksum", dir, &["-a", "sha3", "-c", "-w", "odd"]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: odd: 1: improperly formatted SHA3 checksum line\n\
+         cksum: odd: no properly formatted checksum lines found\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// Under `cksum -a sha2 -c`, the first line tagged SHA224 to SHA512 settles the algorithm for
+/// the rest of the manifest, as 9.11's global does: a later line of another SHA-2 length, or
+/// tagged `SHA2-NNN`, is malformed.
+#[test]
+fn cksum_sha2_check_keeps_the_first_tagged_member() {
+    let setup = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("e"), b"").unwrap();
+    let sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    let sha384 = "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b";
+    std::fs::write(
+        dir.join("s"),
+        format!(
+            "SHA2-384 (e) = {sha384}\nSHA256 (e) = {sha256}\nSHA384 (e) = {sha384}\nSHA2-256 (e) = {sha256}\n"
+        ),
+    )
+    .unwrap();
+    let output = dropin(&setup, "cksum", dir, &["-a", "sha2", "-c", "-w", "s"]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "e: OK\ne: OK\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: s: 3: improperly formatted SHA256 checksum line\n\
+         cksum: s: 4: improperly formatted SHA256 checksum line\n\
+         cksum: WARNING: 2 lines are improperly formatted\n"
+    );
+}
+
+/// A base64 digest is well formed when its characters and `=` padding are, even if its last
+/// character's unused bits are not zero; it then matches no file (9.11 compares the text with
+/// the digest's encoding), so the line FAILS rather than being malformed. A digest that starts
+/// with a tag's letters is read as an untagged one (coreutils' tests/cksum/cksum-c.sh).
+#[test]
+fn cksum_reads_base64_digests_by_their_shape() {
+    let setup = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("e"), b"").unwrap();
+    // SHA-1 of nothing is 2jmj7l5rSw0yVb/vlWAYkK/YBwk=; `l` leaves a nonzero unused bit.
+    std::fs::write(
+        dir.join("s"),
+        "SHA1+++++++++++++++++++++++=  e\n2jmj7l5rSw0yVb/vlWAYkK/YBwl=  e\n2jmj7l5rSw0yVb/vlWAYkK/YBwk=  e\n",
+    )
+    .unwrap();
+    let output = dropin(&setup, "cksum", dir, &["-a", "sha1", "-c", "s"]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "e: FAILED\ne: FAILED\ne: OK\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: WARNING: 2 computed checksums did NOT match\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// `--version` and `--help` to a standard output the caller closed fail as coreutils' do
+/// (close_stdout: "write error: Bad file descriptor", exit 1), where they printed nothing and
+/// exited 0 (coreutils' tests/misc/io-errors.sh runs every program's --version so).
+#[test]
+fn version_and_help_to_a_closed_stdout_are_write_errors() {
+    let setup = setup();
+    for program in ["cksum", "b2sum", "sum"] {
+        for option in ["--version", "--help"] {
+            let output = Command::new("/bin/sh")
+                .arg("-c")
+                .arg(format!("exec {program} {option} >&-"))
+                .env("PATH", setup.links.path())
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&output.stderr),
+                format!("{program}: write error: Bad file descriptor\n"),
+                "{program} {option}"
+            );
+            assert_eq!(output.status.code(), Some(1), "{program} {option}");
+        }
+    }
+}
+
+/// A directory named as a file is read, so the kernel's error is the one reported: EISDIR
+/// as a rule, and the device's EIO when reads fail (coreutils' tests/misc/read-errors.sh
+/// injects it with strace, which this does too where strace can).
+#[test]
+fn a_directory_is_read_for_its_error() {
+    let setup = setup();
+    let dir = setup.files.path();
+    let output = dropin(&setup, "cksum", dir, &["-a", "md5", "."]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cksum: .: Is a directory\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let probe = Command::new("strace")
+        .args([
+            "-o",
+            "/dev/null",
+            "-e",
+            "/read",
+            "-e",
+            "fault=all:error=EIO",
+            "true",
+        ])
+        .output();
+    if !probe.is_ok_and(|p| p.status.success()) {
+        return;
+    }
+    let injected = Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "-P", ".", "-e", "/read,splice"])
+        .args(["-e", "fault=all:error=EIO", "cksum", "-a", "md5", "."])
+        .env("PATH", setup.links.path())
+        .env("LC_ALL", "C")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&injected.stderr);
+    assert!(
+        stderr.ends_with("cksum: .: Input/output error\n"),
+        "{stderr}"
+    );
+    assert_eq!(injected.status.code(), Some(1));
 }

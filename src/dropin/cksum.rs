@@ -2,6 +2,7 @@
 //! md5sum's, and how each decides its algorithm, digest length and line format.
 
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
+use crate::format::manifest::Retag;
 use crate::kernels::Algorithm;
 
 const LENGTH: GnuOption = GnuOption {
@@ -90,6 +91,10 @@ pub(crate) struct Resolved {
     /// family).
     pub any_length: bool,
     pub tagged: bool,
+    /// What `--check --warn` calls a malformed line's algorithm at first (cksum's tag for
+    /// `-a`, `CRC` without it), and how cksum changes it as it reads tagged lines.
+    pub type_name: &'static str,
+    pub retag: Retag,
 }
 
 /// An error, as coreutils words it: the message (possibly several lines, each but the first
@@ -112,6 +117,8 @@ pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Reso
             }),
             any_length: false,
             tagged: false,
+            type_name: "BSD",
+            retag: Retag::Never,
         }),
         "b2sum" => {
             let bits = length(shown_name, cli, "BLAKE2b")?;
@@ -120,6 +127,8 @@ pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Reso
                 // b2sum -c reads each line's length, whatever -l says.
                 any_length: cli.check,
                 tagged: cli.tag,
+                type_name: "BLAKE2b",
+                retag: Retag::Never,
             })
         }
         _ => resolve_cksum(shown_name, cli),
@@ -147,9 +156,10 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
         },
     };
     let family = name.unwrap_or("crc");
-    if cli.length_text.is_some() && !matches!(family, "blake2b" | "sha2" | "sha3") {
-        // An unparsable length is reported first, as xnumtoimax does when it reads it.
-        length(shown_name, cli, "")?;
+    // -l 0 means the default length, so any algorithm takes it; another length only these.
+    if length_value(cli)?.is_some_and(|bits| bits != 0)
+        && !matches!(family, "blake2b" | "sha2" | "sha3")
+    {
         return Err((
             "--length is only supported with --algorithm blake2b, sha2, or sha3".into(),
             false,
@@ -251,30 +261,54 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
             false,
         ));
     }
+    let type_name = match name {
+        None => "CRC",
+        Some(name) => CKSUM_TAGS[CKSUM_NAMES.iter().position(|n| *n == name).expect("a name")],
+    };
+    let retag = match name {
+        None => Retag::EveryTag,
+        Some("sha2") => Retag::Sha2Family,
+        Some(_) => Retag::Never,
+    };
     Ok(Resolved {
         algorithm: (name.is_some() || !cli.check).then_some(algorithm),
         any_length,
         tagged,
+        type_name,
+        retag,
     })
+}
+
+/// cksum's tag for each of [`CKSUM_NAMES`].
+const CKSUM_TAGS: &[&str] = &[
+    "BSD", "SYSV", "CRC", "CRC32B", "MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA2",
+    "SHA3", "BLAKE2b", "SM3",
+];
+
+/// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
+/// digits, nothing after; a number too large for the integer is clamped quietly to the
+/// maximum (which the checks after refuse with their own message). None when not given.
+fn length_value(cli: &Cli) -> Result<Option<u64>, Refusal> {
+    let Some(typed) = &cli.length_text else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(typed);
+    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err((format!("invalid length: '{text}'"), false));
+    }
+    Ok(Some(digits.parse().unwrap_or(u64::MAX)))
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
 /// multiple of 8 for BLAKE2b (`tag_name`'s family decides the rest). None when not given or 0.
 fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Refusal> {
-    let Some(typed) = &cli.length_text else {
+    let Some(bits) = length_value(cli)? else {
         return Ok(None);
     };
-    let text = String::from_utf8_lossy(typed);
+    let text = String::from_utf8_lossy(cli.length_text.as_deref().unwrap_or_default());
     let invalid = || format!("invalid length: '{text}'");
-    // xstrtoimax: optional leading blanks and sign, decimal digits, nothing after.
-    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err((invalid(), false));
-    }
-    // Too large for the integer: xnumtoimax clamps it quietly to the maximum, which the
-    // checks below then refuse with their own message.
-    let bits: u64 = digits.parse().unwrap_or(u64::MAX);
     if bits == 0 {
         return Ok(None);
     }
@@ -303,8 +337,8 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Re
 pub(crate) fn help(program: &str, algorithm: Algorithm) -> Option<String> {
     let version = env!("CARGO_PKG_VERSION");
     let own = program.rsplit('/').next().unwrap_or(program);
-    let check_options = "\
-  -c, --check           read checksums from the FILEs and check them
+    // No line continuation before the first option: it would eat the indent.
+    let check_options = "  -c, --check           read checksums from the FILEs and check them
       --tag             write BSD-style lines: ALGORITHM (FILE) = DIGEST
   -z, --zero            end each output line with NUL, not newline, and do not
                           escape file names
@@ -351,7 +385,19 @@ With no FILE, or when FILE is -, read standard input.
                           sha3; a multiple of 8 up to 512 for blake2b
       --raw             write the digest's bytes, not text (one FILE only)
       --untagged        write GNU-style lines: DIGEST  FILE
-{check_options}"
+{check_options}
+The algorithms -a takes, one a line (scripts read this list):
+  sysv      the System V checksum and block count (sum -s)
+  bsd       the BSD checksum and block count (sum -r)
+  crc       the POSIX cksum CRC and size (the default)
+  crc32b    the CRC-32 of zlib and Ethernet, and size
+  md5       MD5 (md5sum)
+  sha1      SHA-1 (sha1sum)
+  sha2      SHA-224, SHA-256, SHA-384 or SHA-512, by -l (sha224sum and others)
+  sha3      SHA3-224, SHA3-256, SHA3-384 or SHA3-512, by -l
+  blake2b   BLAKE2b (b2sum)
+  sm3       SM3
+"
         ),
         _ => return None,
     };

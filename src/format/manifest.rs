@@ -10,7 +10,17 @@
 
 use super::escape::unescape_name;
 use crate::kernels::{Algorithm, Digest, ALGORITHMS};
+use base64::engine::{general_purpose, DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
+
+/// Standard base64, read as coreutils reads it: the unused low bits of the last character need
+/// not be zero (such a digest is well formed, but matches nothing: cksum compares the text).
+const LENIENT_BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+);
 
 /// What a manifest line may hold, resolved from the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,11 +58,50 @@ pub enum Line {
     Improper,
 }
 
-/// Reads lines one after another; coreutils keeps one piece of state across lines (whether
-/// the manifest uses the single-blank "reversed" layout), and so does this.
+/// Reads lines one after another; coreutils keeps state across lines (whether the manifest
+/// uses the single-blank "reversed" layout, and cksum's current algorithm), and so does this.
 pub struct LineParser {
     options: ParseOptions,
     single_blank_layout: Option<bool>,
+    /// The algorithm `--warn` names in "improperly formatted ALGORITHM checksum line".
+    type_name: Option<&'static str>,
+    retag: Retag,
+    /// Under `cksum -a sha2`, the tag (`SHA256`...) that every later line must carry.
+    narrowed: Option<&'static str>,
+}
+
+/// How `cksum -c` changes its current algorithm as it meets tagged lines. cksum keeps one
+/// algorithm in a global: without `-a`, each line whose tag it knows (other than the legacy
+/// checksums' `BSD`, `SYSV`, `CRC`, `CRC32B`) makes it that line's algorithm, even when the
+/// rest of the line turns out malformed, and the next malformed line is reported under it;
+/// with `-a sha2`, the first `SHA224`..`SHA512` tag makes it that member for good, so later
+/// lines of another member, or tagged `SHA2-NNN`, are no longer read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retag {
+    Never,
+    EveryTag,
+    Sha2Family,
+}
+
+/// cksum's tags, as its `-c` recognizes them at the start of a line.
+const CKSUM_TAGS: &[&str] = &[
+    "BSD", "SYSV", "CRC", "CRC32B", "MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA2",
+    "SHA3", "BLAKE2b", "SM3",
+];
+
+/// The cksum tag `s` starts with: up to 7 characters ended by a blank, `-`, `(` or the end.
+fn cksum_tag_at(s: &[u8]) -> Option<&'static str> {
+    let end = s
+        .iter()
+        .position(|&b| matches!(b, b' ' | b'\t' | b'-' | b'(' | 0))
+        .unwrap_or(s.len());
+    if end > 7 {
+        return None;
+    }
+    CKSUM_TAGS
+        .iter()
+        .find(|t| t.as_bytes() == &s[..end])
+        .copied()
 }
 
 /// How untagged digests are read by length, when nothing else says which algorithm: first the
@@ -139,10 +188,12 @@ pub fn decode_digest(text: &[u8], len: usize) -> Option<Digest> {
         return Some(Digest::from_slice(&bytes));
     }
     if text.len() == len.div_ceil(3) * 4 {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .ok()?;
+        let bytes = LENIENT_BASE64.decode(text).ok()?;
         if bytes.len() == len {
+            if general_purpose::STANDARD.encode(&bytes).as_bytes() != text {
+                // Not the encoding of any digest: an empty one, which no file's equals.
+                return Some(Digest::from_slice(&[]));
+            }
             return Some(Digest::from_slice(&bytes));
         }
     }
@@ -163,9 +214,7 @@ fn digest_text_len(text: &[u8]) -> Option<usize> {
         return Some(text.len() / 2);
     }
     if !text.is_empty() && text.len().is_multiple_of(4) {
-        let decoded = base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .ok()?;
+        let decoded = LENIENT_BASE64.decode(text).ok()?;
         return Some(decoded.len());
     }
     None
@@ -176,6 +225,50 @@ impl LineParser {
         LineParser {
             options,
             single_blank_layout: None,
+            type_name: options.algorithm.map(|a| a.info().bsd_tag),
+            retag: Retag::Never,
+            narrowed: None,
+        }
+    }
+
+    /// Names malformed lines as cksum (or md5sum...) does: `type_name` at first, changed as
+    /// `retag` says.
+    pub fn with_type_name(mut self, type_name: Option<&'static str>, retag: Retag) -> LineParser {
+        self.type_name = type_name;
+        self.retag = retag;
+        self
+    }
+
+    /// What the last line parsed leaves as the algorithm `--warn` names.
+    pub fn type_name(&self) -> Option<&'static str> {
+        self.type_name
+    }
+
+    fn follow_tag(&mut self, rest: &[u8]) {
+        let Some(tag) = cksum_tag_at(rest) else {
+            return;
+        };
+        match self.retag {
+            Retag::Never => {}
+            Retag::EveryTag => {
+                if !matches!(tag, "BSD" | "SYSV" | "CRC" | "CRC32B") {
+                    self.type_name = Some(tag);
+                }
+            }
+            Retag::Sha2Family => {
+                let member = match tag {
+                    "SHA224" => Algorithm::Sha224,
+                    "SHA256" => Algorithm::Sha256,
+                    "SHA384" => Algorithm::Sha384,
+                    "SHA512" => Algorithm::Sha512,
+                    _ => return,
+                };
+                self.type_name = Some(tag);
+                self.narrowed = Some(tag);
+                self.retag = Retag::Never;
+                self.options.algorithm = Some(member);
+                self.options.any_length = false;
+            }
         }
     }
 
@@ -197,17 +290,24 @@ impl LineParser {
             i += 1;
         }
         let rest = &line[i..];
+        self.follow_tag(rest);
 
         // A BSD line starts with a known tag followed by `(` or ` (`.
         let tag_end = rest
             .iter()
             .position(|&b| b == b' ' || b == b'(')
             .unwrap_or(rest.len());
-        if let Some((tag_algorithm, little_endian)) = lookup_tag(&rest[..tag_end]) {
+        let tag = lookup_tag(&rest[..tag_end]).filter(|_| {
+            self.narrowed
+                .is_none_or(|t| t.as_bytes() == &rest[..tag_end])
+        });
+        if let Some((tag_algorithm, little_endian)) = tag {
             let after_tag = &rest[tag_end..];
             let after_tag = after_tag.strip_prefix(b" ").unwrap_or(after_tag);
             let Some(tagged) = after_tag.strip_prefix(b"(") else {
-                return Line::Improper;
+                // No name follows: coreutils reads the line again as an untagged one (a
+                // base64 digest may start with a tag's letters).
+                return self.parse_untagged(rest, escaped);
             };
             let allowed = match self.options.algorithm {
                 Some(forced) => {
