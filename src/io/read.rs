@@ -120,9 +120,9 @@ fn cached(cache: &super::cache::Cache, path: &Path, algorithm: Algorithm) -> Opt
 }
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the
-/// engine's lanes busy ([`crate::kernels::engine::Engine::side_by_side`]) are read whole and
-/// hashed side by side (sixteen at a time on AVX-512 for MD5, SHA-1 and SHA-256), everything
-/// else one by one on the pool, exactly as [`hash_input`].
+/// engine's lanes busy ([`crate::kernels::engine::Engine::side_by_side`]) are hashed side by
+/// side (sixteen at a time on AVX-512 for MD5, SHA-1 and SHA-256), each read a window at a time
+/// as its lane reaches it; everything else one by one on the pool, exactly as [`hash_input`].
 pub fn hash_inputs(
     inputs: &[&Input],
     algorithm: Algorithm,
@@ -137,11 +137,11 @@ pub fn hash_inputs(
             .collect();
     }
     let mut results: Vec<Option<io::Result<Digest>>> = inputs.iter().map(|_| None).collect();
-    // Every path opened once, with the size of those small enough to read whole; which of
-    // those keep the engine's lanes busy decides what is read whole. The others are hashed the
+    // Every path opened once, with the state of those small enough for the lanes; which of
+    // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
     let engine = engine::chosen(algorithm);
-    let mut opened: Vec<(usize, File, Option<usize>)> = Vec::new();
+    let mut opened: Vec<(usize, File, Option<Metadata>)> = Vec::new();
     // With --cache: each opened file's state before it is read, to remember its digest by.
     let cache = super::cache::active();
     let mut states: Vec<Option<Metadata>> = inputs.iter().map(|_| None).collect();
@@ -158,7 +158,7 @@ pub fn hash_inputs(
         match open_with_small_size(path, options) {
             Ok((file, small)) => {
                 if cache.is_some() {
-                    match file.metadata() {
+                    match small.clone().map_or_else(|| file.metadata(), Ok) {
                         Ok(before) => states[index] = Some(before),
                         Err(error) => {
                             results[index] = Some(Err(error));
@@ -171,37 +171,23 @@ pub fn hash_inputs(
             Err(error) => results[index] = Some(Err(error)),
         }
     }
-    let small_lengths: Vec<usize> = opened.iter().filter_map(|(_, _, len)| *len).collect();
+    let small_lengths: Vec<usize> = opened
+        .iter()
+        .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
+        .collect();
     let mut together = engine.side_by_side(&small_lengths).into_iter();
-    // Buffers are kept per thread from batch to batch: a fresh allocation for each file cost
-    // more in page faults than the hashing (454 ms of system time against 176 ms of user time
-    // for 2,000 files of 256 KiB on one thread).
-    let mut pool = BATCH_BUFFERS.with(|pool| std::mem::take(&mut *pool.borrow_mut()));
-    let mut whole: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut files = Files(Vec::new());
     for (index, file, small) in opened {
-        let Some(len) = small.filter(|_| together.next() == Some(true)) else {
-            alone.push((index, Some(file)));
-            continue;
-        };
-        let mut buffer = pool.pop().unwrap_or_default();
-        buffer.clear();
-        buffer.resize(len, 0);
-        match read_once(&file, &mut buffer) {
-            Ok(read) if read == len => whole.push((index, buffer)),
-            Ok(_) => {
-                // A short read (a file that shrank, one in /sys): the usual way, from the start.
-                alone.push((index, None));
-                pool.push(buffer);
-            }
-            Err(error) => {
-                results[index] = Some(Err(error));
-                pool.push(buffer);
-            }
+        match small.filter(|_| together.next() == Some(true)) {
+            Some(before) => files.0.push((index, file, before)),
+            None => alone.push((index, Some(file))),
         }
     }
-    let messages: Vec<&[u8]> = whole.iter().map(|(_, bytes)| bytes.as_slice()).collect();
-    let (digests, hashed) = rayon::join(
-        || engine.hash_many(&messages),
+    let (pulled, hashed) = rayon::join(
+        || match engine.lanes {
+            Some(lanes) if !files.0.is_empty() => (lanes.pull)(&mut files),
+            _ => Vec::new(),
+        },
         || {
             alone
                 .into_par_iter()
@@ -215,15 +201,33 @@ pub fn hash_inputs(
                 .collect::<Vec<_>>()
         },
     );
-    for ((index, bytes), digest) in whole.iter().zip(digests) {
-        count(bytes.len());
-        results[*index] = Some(Ok(digest));
+    for ((index, file, before), result) in files.0.iter().zip(pulled) {
+        results[*index] = Some(match result {
+            // Read in one call (as much as a lane's window holds): there was no "while" to
+            // change during. Read in several: the file must not have changed in between.
+            Ok(digest) if before.len() <= engine::PULL_WINDOW as u64 => {
+                count(before.len() as usize);
+                Ok(digest)
+            }
+            Ok(digest) => match file.metadata() {
+                Ok(after) if changed(before, &after) => Err(changed_error()),
+                Ok(_) => {
+                    count(before.len() as usize);
+                    Ok(digest)
+                }
+                Err(error) => Err(error),
+            },
+            // Shorter than its size said (a file that shrank, one in /sys): the usual way,
+            // from the start.
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
+                hash_input(inputs[*index], algorithm, options)
+            }
+            Err(error) => Err(error),
+        });
     }
     for (index, result) in hashed {
         results[index] = Some(result);
     }
-    pool.extend(whole.into_iter().map(|(_, buffer)| buffer));
-    BATCH_BUFFERS.with(|cell| *cell.borrow_mut() = pool);
     if let Some(cache) = cache {
         for (state, result) in states.iter().zip(&results) {
             if let (Some(before), Some(Ok(digest))) = (state, result) {
@@ -237,22 +241,39 @@ pub fn hash_inputs(
         .collect()
 }
 
-thread_local! {
-    static BATCH_BUFFERS: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+/// The files a batch hashes side by side, pulled by the lanes as they reach them: (input
+/// index, file, its state when opened).
+struct Files(Vec<(usize, File, Metadata)>);
+
+impl engine::Pull for Files {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn len(&self, index: usize) -> u64 {
+        self.0[index].2.len()
+    }
+
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.0[index].1.read_exact_at(out, at)
+    }
 }
 
-/// A path of a batch, opened, with its size when it is a regular file under
-/// [`MAP_THRESHOLD`] that may be read whole in one read(2) for hashing side by side; None for
-/// anything to be hashed the usual way: mapping forced, not a regular file, empty (as /proc
-/// files claim to be), or large.
-fn open_with_small_size(path: &Path, options: &ReadOptions) -> io::Result<(File, Option<usize>)> {
+/// A path of a batch, opened, with its state when it is a regular file under
+/// [`MAP_THRESHOLD`] that the lanes may read; None for anything to be hashed the usual way:
+/// mapping forced, not a regular file, empty (as /proc files claim to be), or large.
+fn open_with_small_size(
+    path: &Path,
+    options: &ReadOptions,
+) -> io::Result<(File, Option<Metadata>)> {
     let file = super::long_paths::open_file(path)?;
     if options.mmap == MmapChoice::Always {
         return Ok((file, None));
     }
     let metadata = file.metadata()?;
     let small = metadata.is_file() && metadata.len() > 0 && metadata.len() < MAP_THRESHOLD;
-    Ok((file, small.then_some(metadata.len() as usize)))
+    Ok((file, small.then_some(metadata)))
 }
 
 /// One read(2), retried only when a signal interrupted it.

@@ -31,6 +31,21 @@ pub trait Stepped: Send {
     fn finish(self: Box<Self>, tails: &[&[u8]]) -> Vec<Digest>;
 }
 
+/// Messages a lane engine reads piece by piece as its lanes reach them (files, read as they are
+/// hashed, so each piece is still in cache when it is hashed). Pieces are at most
+/// [`PULL_WINDOW`] bytes, and a message no longer than that is read in one call.
+pub trait Pull {
+    /// How many messages.
+    fn count(&self) -> usize;
+    /// Message `index`'s length in bytes.
+    fn len(&self, index: usize) -> u64;
+    /// Fills `out` with bytes `at..at + out.len()` of message `index`.
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> std::io::Result<()>;
+}
+
+/// The most a lane engine asks a [`Pull`] for at once.
+pub const PULL_WINDOW: usize = super::lanes::multi::WINDOW;
+
 /// How an engine hashes several messages side by side.
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes {
@@ -40,6 +55,9 @@ pub struct Lanes {
     pub many: fn(&[&[u8]]) -> Vec<Digest>,
     /// Up to `width` messages fed in step.
     pub stepped: fn() -> Box<dyn Stepped>,
+    /// Whole messages pulled as the lanes reach them, any number, any lengths: the digests in
+    /// order, or the error of a message whose read failed.
+    pub pull: fn(&mut dyn Pull) -> Vec<std::io::Result<Digest>>,
 }
 
 /// How one large file may be hashed on several threads.
@@ -264,8 +282,26 @@ const SELF_CHECK_LENGTHS: [usize; 20] = [
     0, 1, 3, 55, 56, 63, 64, 65, 111, 112, 127, 128, 129, 240, 241, 1023, 1024, 1025, 2111, 4099,
 ];
 
+/// Messages in memory, pulled as files are: for the self-check and the tests.
+pub(crate) struct Slices<'a>(pub &'a [&'a [u8]]);
+
+impl Pull for Slices<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn len(&self, index: usize) -> u64 {
+        self.0[index].len() as u64
+    }
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> std::io::Result<()> {
+        let at = at as usize;
+        out.copy_from_slice(&self.0[index][at..at + out.len()]);
+        Ok(())
+    }
+}
+
 /// Whether `engine` gives the reference engine's digests on the self-check's messages, through
-/// each of its paths: one-shot, streaming in uneven pieces, many side by side, and in step.
+/// each of its paths: one-shot, streaming in uneven pieces, many side by side (in memory and
+/// pulled), and in step.
 /// About 12 KB of hashing: microseconds on a fast engine, tens of them on a portable reference.
 pub(crate) fn self_check(engine: &Engine, reference: &Engine) -> bool {
     let source: Vec<u8> = (0..4200u32)
@@ -299,6 +335,16 @@ pub(crate) fn self_check(engine: &Engine, reference: &Engine) -> bool {
     let many: Vec<&[u8]> = messages.iter().copied().cycle().take(count).collect();
     let many_expected: Vec<Digest> = expected.iter().copied().cycle().take(count).collect();
     if (lanes.many)(&many) != many_expected {
+        return false;
+    }
+    // The same messages pulled piece by piece, as files are.
+    let pulled = (lanes.pull)(&mut Slices(&many));
+    if pulled.len() != count
+        || pulled
+            .iter()
+            .zip(&many_expected)
+            .any(|(got, want)| got.as_ref().ok() != Some(want))
+    {
         return false;
     }
     // In step: as many messages as there are lanes, three blocks of 128 bytes and a tail.
@@ -367,13 +413,38 @@ mod tests {
                 digests
             },
             stepped: || unreachable!("the many-at-once check fails first"),
+            pull: |_| unreachable!("the many-at-once check fails first"),
         }),
         split: Split::Whole,
     };
 
+    /// An MD5 engine right in memory, whose pulled path reads each message one byte short.
+    static WRONG_PULL: Engine = Engine {
+        lanes: Some(Lanes {
+            width: 4,
+            many: |messages| {
+                messages
+                    .iter()
+                    .map(|m| portable(Algorithm::Md5).hash(m))
+                    .collect()
+            },
+            stepped: || unreachable!("the pulled check fails first"),
+            pull: |source| {
+                (0..source.count())
+                    .map(|index| {
+                        let mut message = vec![0; source.len(index).saturating_sub(1) as usize];
+                        source.read(index, 0, &mut message)?;
+                        Ok(portable(Algorithm::Md5).hash(&message))
+                    })
+                    .collect()
+            },
+        }),
+        ..WRONG_LANES
+    };
+
     #[test]
     fn an_engine_that_fails_its_self_check_is_replaced_by_portable_with_one_warning() {
-        for wrong in [&WRONG_ONE_SHOT, &WRONG_LANES] {
+        for wrong in [&WRONG_ONE_SHOT, &WRONG_LANES, &WRONG_PULL] {
             let mut warnings = Vec::new();
             let engine = checked(wrong, &mut |message| warnings.push(message));
             assert!(std::ptr::eq(engine, portable(wrong.algorithm)));
@@ -405,6 +476,7 @@ mod tests {
                 width: 16,
                 many: |_| unreachable!("not hashed here"),
                 stepped: || unreachable!("not hashed here"),
+                pull: |_| unreachable!("not hashed here"),
             }),
             ..WRONG_ONE_SHOT
         };

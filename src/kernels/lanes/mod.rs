@@ -36,7 +36,7 @@ pub(crate) mod sha1;
 )]
 pub(crate) mod sha2;
 
-use crate::kernels::engine::Stepped;
+use crate::kernels::engine::{Pull, Stepped};
 use crate::kernels::Digest;
 use multi::{LaneHash, LaneTier, StepState, Variant};
 use std::fmt::Debug;
@@ -183,6 +183,7 @@ macro_rules! lane_engine {
                 width: $width,
                 many: |messages| $crate::kernels::lanes::many::<$tier, $hash>(&$variant, messages),
                 stepped: || $crate::kernels::lanes::in_step::<$tier, $hash>(&$variant),
+                pull: |source| $crate::kernels::lanes::pull::<$tier, $hash>(&$variant, source),
             }),
             split: $crate::kernels::engine::Split::Whole,
         }
@@ -215,6 +216,17 @@ pub(crate) fn many<T: LaneTier, H: LaneHash<Word = T::Word>>(
     match T::make() {
         Some(tier) => tier.digest_many::<H>(variant, messages),
         None => model::Model::<T::Word, 4>::new().digest_many::<H>(variant, messages),
+    }
+}
+
+/// Messages pulled from `source` side by side on tier `T` (or, as in [`many`], on the model).
+pub(crate) fn pull<T: LaneTier, H: LaneHash<Word = T::Word>>(
+    variant: &Variant<T::Word>,
+    source: &mut dyn Pull,
+) -> Vec<std::io::Result<Digest>> {
+    match T::make() {
+        Some(tier) => tier.pull_many::<H>(variant, source),
+        None => model::Model::<T::Word, 4>::new().pull_many::<H>(variant, source),
     }
 }
 

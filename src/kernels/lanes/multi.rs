@@ -5,9 +5,23 @@
 //! So a lane reads its message's whole blocks in place and its last one or two blocks from a
 //! small padded copy of the tail; when a lane's message ends its state is read out and the
 //! next waiting message starts in that lane. Idle lanes hash a block of zeros nobody reads.
+//!
+//! Messages come whole, in memory, or are pulled (files): then each lane reads its message
+//! [`WINDOW`] bytes at a time into a window of its own just before hashing them, so what the
+//! read copied is still in the core's cache when the lanes load it.
 
 use super::{Lanes, Word, MAX_LANES};
+use crate::kernels::engine::Pull;
 use crate::kernels::Digest;
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::io;
+
+/// How much of its message a pulling lane reads at once: a whole number of blocks of every
+/// lane algorithm, and small enough that every lane's window (1 MiB for sixteen lanes) stays in
+/// a core's L2 cache between the read and the hash. Reading each file whole first sent 8 MiB a
+/// batch out to memory and back.
+pub(crate) const WINDOW: usize = 64 * 1024;
 
 /// An algorithm whose compression function runs on lanes.
 pub(crate) trait LaneHash {
@@ -34,25 +48,34 @@ const fn block_len<W: Word>() -> usize {
     16 * W::BYTES
 }
 
-/// One message's place in a lane: whole blocks come from the message itself, the padded tail
-/// from `tail`.
+/// One message's place in a lane: whole blocks come from the message itself (in memory, or
+/// pulled into the lane's window), the padded tail from `tail`.
 struct Lane<'a> {
     message: usize,
-    data: &'a [u8],
+    /// The message's whole blocks in memory; None when they are pulled.
+    data: Option<&'a [u8]>,
     tail: [u8; 256],
     whole_blocks: usize,
     total_blocks: usize,
     next_block: usize,
+    /// Pulled messages: the blocks `window_first..window_end` are in the lane's window.
+    window_first: usize,
+    window_end: usize,
 }
 
 impl<'a> Lane<'a> {
-    /// `data` is hashed as the end of a message of `total_len` bytes (more than `data` when
-    /// the blocks before it were hashed already).
-    fn new<H: LaneHash>(message: usize, data: &'a [u8], total_len: u64) -> Lane<'a> {
+    /// A message whose whole blocks are `whole_blocks` (in `data`, or to be pulled) and whose
+    /// last bytes are `rest`, hashed as the end of a message of `total_len` bytes (more than
+    /// its own when the blocks before it were hashed already).
+    fn new<H: LaneHash>(
+        message: usize,
+        data: Option<&'a [u8]>,
+        whole_blocks: usize,
+        rest: &[u8],
+        total_len: u64,
+    ) -> Lane<'a> {
         let block = block_len::<H::Word>();
         let length_field = 2 * H::Word::BYTES;
-        let whole_blocks = data.len() / block;
-        let rest = &data[whole_blocks * block..];
         let mut tail = [0u8; 256];
         tail[..rest.len()].copy_from_slice(rest);
         tail[rest.len()] = 0x80;
@@ -75,15 +98,90 @@ impl<'a> Lane<'a> {
             whole_blocks,
             total_blocks: whole_blocks + tail_blocks,
             next_block: 0,
+            window_first: 0,
+            window_end: 0,
         }
     }
 
-    fn block(&self, block: usize) -> *const u8 {
-        if self.next_block < self.whole_blocks {
-            self.data[self.next_block * block..].as_ptr()
-        } else {
-            self.tail[(self.next_block - self.whole_blocks) * block..].as_ptr()
+    /// `data` in memory, hashed as the end of a message of `total_len` bytes.
+    fn in_memory<H: LaneHash>(message: usize, data: &'a [u8], total_len: u64) -> Lane<'a> {
+        let whole_blocks = data.len() / block_len::<H::Word>();
+        let rest = &data[whole_blocks * block_len::<H::Word>()..];
+        Lane::new::<H>(message, Some(data), whole_blocks, rest, total_len)
+    }
+
+    /// The lane's next block: in the message, in the tail, or in `window` (read from `source`
+    /// first when the window has run out).
+    fn block<S: Source<'a>>(
+        &mut self,
+        block: usize,
+        window: &mut Vec<u8>,
+        source: &mut S,
+    ) -> Result<*const u8, S::Error> {
+        if self.next_block >= self.whole_blocks {
+            return Ok(self.tail[(self.next_block - self.whole_blocks) * block..].as_ptr());
         }
+        if let Some(data) = self.data {
+            return Ok(data[self.next_block * block..].as_ptr());
+        }
+        if self.next_block >= self.window_end {
+            let blocks = (WINDOW / block).min(self.whole_blocks - self.next_block);
+            window.resize(WINDOW, 0);
+            let at = (self.next_block * block) as u64;
+            source.read(self.message, at, &mut window[..blocks * block])?;
+            self.window_first = self.next_block;
+            self.window_end = self.next_block + blocks;
+        }
+        Ok(window[(self.next_block - self.window_first) * block..].as_ptr())
+    }
+}
+
+/// Where [`digest_all`] gets its messages: slices in memory (which cannot fail) or a [`Pull`].
+trait Source<'a> {
+    type Error;
+    fn count(&self) -> usize;
+    fn len(&self, index: usize) -> u64;
+    /// Message `index` whole, when it is in memory.
+    fn in_memory(&self, index: usize) -> Option<&'a [u8]>;
+    /// Bytes `at..at + out.len()` of message `index`.
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> Result<(), Self::Error>;
+}
+
+struct InMemory<'a>(&'a [&'a [u8]]);
+
+impl<'a> Source<'a> for InMemory<'a> {
+    type Error = Infallible;
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn len(&self, index: usize) -> u64 {
+        self.0[index].len() as u64
+    }
+    fn in_memory(&self, index: usize) -> Option<&'a [u8]> {
+        Some(self.0[index])
+    }
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> Result<(), Infallible> {
+        let at = at as usize;
+        out.copy_from_slice(&self.0[index][at..at + out.len()]);
+        Ok(())
+    }
+}
+
+struct Pulled<'p>(&'p mut dyn Pull);
+
+impl<'a> Source<'a> for Pulled<'_> {
+    type Error = io::Error;
+    fn count(&self) -> usize {
+        self.0.count()
+    }
+    fn len(&self, index: usize) -> u64 {
+        self.0.len(index)
+    }
+    fn in_memory(&self, _: usize) -> Option<&'a [u8]> {
+        None
+    }
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
+        self.0.read(index, at, out)
     }
 }
 
@@ -105,15 +203,45 @@ pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
     variant: &Variant<H::Word>,
     messages: &[&[u8]],
 ) -> Vec<Digest> {
+    digest_all::<H, L, _>(ops, variant, InMemory(messages))
+        .into_iter()
+        .map(|digest| match digest {
+            Ok(digest) => digest,
+            Err(never) => match never {},
+        })
+        .collect()
+}
+
+/// The digests of the messages `source` gives, each read as its lane reaches it; a message
+/// whose read fails has that error in its place, and the others are not disturbed.
+#[inline(always)]
+pub(crate) fn pull_many<H: LaneHash, L: Lanes<Word = H::Word>>(
+    ops: L,
+    variant: &Variant<H::Word>,
+    source: &mut dyn Pull,
+) -> Vec<io::Result<Digest>> {
+    digest_all::<H, L, _>(ops, variant, Pulled(source))
+}
+
+#[inline(always)]
+fn digest_all<'a, H: LaneHash, L: Lanes<Word = H::Word>, S: Source<'a>>(
+    ops: L,
+    variant: &Variant<H::Word>,
+    mut source: S,
+) -> Vec<Result<Digest, S::Error>> {
     let block = block_len::<H::Word>();
     let idle_block = [0u8; 128];
-    let mut digests = vec![Digest::from_slice(&[]); messages.len()];
+    let mut digests: Vec<Option<Result<Digest, S::Error>>> =
+        (0..source.count()).map(|_| None).collect();
     let mut lanes: [Option<Lane>; MAX_LANES] = Default::default();
+    // Kept per thread from call to call: fresh windows each batch of files cost a page fault
+    // every 4 KiB of them, more system time than the reads they save.
+    let mut windows = WINDOWS.with(|windows| std::mem::take(&mut *windows.borrow_mut()));
     // Longest first: lanes then finish close together, and what runs with lanes idle at the
     // end is the shortest messages, not a large file alone at a sixteenth of the lanes' speed.
-    let mut order: Vec<usize> = (0..messages.len()).collect();
-    order.sort_by_key(|&index| std::cmp::Reverse(messages[index].len()));
-    let mut waiting = order.into_iter().map(|index| (index, messages[index]));
+    let mut waiting: Vec<usize> = (0..source.count()).collect();
+    waiting.sort_by_key(|&index| std::cmp::Reverse(source.len(index)));
+    let mut waiting = waiting.into_iter();
     let mut spilled: Spilled<H::Word> = [[H::Word::default(); MAX_LANES]; 8];
     let mut state = [ops.splat(H::Word::default()); 8];
     loop {
@@ -123,13 +251,21 @@ pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
             for (word, vector) in spilled.iter_mut().zip(&state) {
                 ops.store_words(*vector, word);
             }
-            for (index, slot) in lanes[..L::LANES].iter_mut().enumerate() {
-                if slot.is_none() {
-                    if let Some((message, data)) = waiting.next() {
-                        *slot = Some(Lane::new::<H>(message, data, data.len() as u64));
-                        for (word, initial) in spilled.iter_mut().zip(variant.initial) {
-                            word[index] = initial;
+            for (index, (slot, window)) in
+                lanes[..L::LANES].iter_mut().zip(&mut windows).enumerate()
+            {
+                while slot.is_none() {
+                    let Some(message) = waiting.next() else {
+                        break;
+                    };
+                    match start::<H, S>(&mut source, message, window) {
+                        Ok(lane) => {
+                            *slot = Some(lane);
+                            for (word, initial) in spilled.iter_mut().zip(variant.initial) {
+                                word[index] = initial;
+                            }
                         }
+                        Err(error) => digests[message] = Some(Err(error)),
                     }
                 }
             }
@@ -141,13 +277,21 @@ pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
             break;
         }
         let mut blocks = [idle_block.as_ptr(); MAX_LANES];
-        for (pointer, lane) in blocks.iter_mut().zip(&lanes).take(L::LANES) {
-            if let Some(lane) = lane {
-                *pointer = lane.block(block);
+        for ((pointer, slot), window) in blocks.iter_mut().zip(&mut lanes).zip(&mut windows) {
+            if let Some(lane) = slot {
+                match lane.block(block, window, &mut source) {
+                    Ok(block) => *pointer = block,
+                    // The lane hashes the idle block for nothing this time; the next waiting
+                    // message starts in it.
+                    Err(error) => {
+                        digests[lane.message] = Some(Err(error));
+                        *slot = None;
+                    }
+                }
             }
         }
-        // SAFETY: every pointer starts a whole block: inside a message, inside a lane's `tail`
-        // (256 bytes, two blocks of at most 128), or `idle_block`, all alive here.
+        // SAFETY: every pointer starts a whole block: inside a message, inside a lane's window
+        // or `tail` (256 bytes, two blocks of at most 128), or `idle_block`, all alive here.
         let words = unsafe { ops.load_blocks(&blocks[..L::LANES], H::BIG_ENDIAN) };
         H::compress(ops, &mut state, &words);
         let mut finished = false;
@@ -161,13 +305,62 @@ pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
             }
             for (index, slot) in lanes[..L::LANES].iter_mut().enumerate() {
                 if let Some(lane) = slot.take_if(|lane| lane.next_block == lane.total_blocks) {
-                    digests[lane.message] =
-                        digest_of(&spilled, index, H::BIG_ENDIAN, variant.digest_len);
+                    digests[lane.message] = Some(Ok(digest_of(
+                        &spilled,
+                        index,
+                        H::BIG_ENDIAN,
+                        variant.digest_len,
+                    )));
                 }
             }
         }
     }
+    WINDOWS.with(|cell| *cell.borrow_mut() = windows);
     digests
+        .into_iter()
+        .map(|digest| digest.expect("every message has a result"))
+        .collect()
+}
+
+thread_local! {
+    /// Each lane's window, for pulled messages.
+    static WINDOWS: RefCell<[Vec<u8>; MAX_LANES]> = RefCell::new(Default::default());
+}
+
+/// Message `message` of `source` in a lane. A pulled message that fits the lane's window is
+/// read into it whole, in one read (most files of a tree: one system call each); a longer one
+/// has its last bytes read now, into the lane's padded tail, and its blocks as the lane reaches
+/// them.
+fn start<'a, H: LaneHash, S: Source<'a>>(
+    source: &mut S,
+    message: usize,
+    window: &mut Vec<u8>,
+) -> Result<Lane<'a>, S::Error> {
+    if let Some(data) = source.in_memory(message) {
+        return Ok(Lane::in_memory::<H>(message, data, data.len() as u64));
+    }
+    let block = block_len::<H::Word>();
+    let len = source.len(message);
+    let whole_blocks = (len / block as u64) as usize;
+    let rest_len = (len % block as u64) as usize;
+    if len <= WINDOW as u64 {
+        let len = len as usize;
+        window.resize(WINDOW, 0);
+        source.read(message, 0, &mut window[..len])?;
+        let mut lane = Lane::new::<H>(
+            message,
+            None,
+            whole_blocks,
+            &window[len - rest_len..len],
+            len as u64,
+        );
+        lane.window_end = whole_blocks;
+        return Ok(lane);
+    }
+    let mut rest = [0u8; 128];
+    let rest = &mut rest[..rest_len];
+    source.read(message, (whole_blocks * block) as u64, rest)?;
+    Ok(Lane::new::<H>(message, None, whole_blocks, rest, len))
 }
 
 /// Up to `LANES` messages of equal length, fed piece by piece as they are read (the parts of
@@ -247,7 +440,7 @@ pub(crate) fn finish<H: LaneHash, L: Lanes<Word = H::Word>>(
     let lanes: Vec<Lane> = tails
         .iter()
         .enumerate()
-        .map(|(index, tail)| Lane::new::<H>(index, tail, total))
+        .map(|(index, tail)| Lane::in_memory::<H>(index, tail, total))
         .collect();
     let idle_block = [0u8; 128];
     let mut state = [ops.splat(H::Word::default()); 8];
@@ -283,6 +476,11 @@ pub(crate) trait LaneTier: Lanes + Send + 'static {
         variant: &Variant<Self::Word>,
         messages: &[&[u8]],
     ) -> Vec<Digest>;
+    fn pull_many<H: LaneHash<Word = Self::Word>>(
+        self,
+        variant: &Variant<Self::Word>,
+        source: &mut dyn Pull,
+    ) -> Vec<io::Result<Digest>>;
     fn step<H: LaneHash<Word = Self::Word>>(
         self,
         state: &mut StepState<Self::Word>,
@@ -308,6 +506,14 @@ impl<W: Word, const N: usize> LaneTier for super::model::Model<W, N> {
         messages: &[&[u8]],
     ) -> Vec<Digest> {
         digest_many::<H, _>(self, variant, messages)
+    }
+
+    fn pull_many<H: LaneHash<Word = W>>(
+        self,
+        variant: &Variant<W>,
+        source: &mut dyn Pull,
+    ) -> Vec<io::Result<Digest>> {
+        pull_many::<H, _>(self, variant, source)
     }
 
     fn step<H: LaneHash<Word = W>>(self, state: &mut StepState<W>, pieces: &[&[u8]]) {
@@ -350,6 +556,23 @@ macro_rules! lane_tier {
                 }
                 // SAFETY: the token exists only where the CPU has `$features`.
                 unsafe { run::<H>(self, variant, messages) }
+            }
+
+            fn pull_many<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                self,
+                variant: &$crate::kernels::lanes::multi::Variant<$word>,
+                source: &mut dyn $crate::kernels::engine::Pull,
+            ) -> Vec<std::io::Result<$crate::kernels::Digest>> {
+                #[target_feature(enable = $features)]
+                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                    ops: $token,
+                    variant: &$crate::kernels::lanes::multi::Variant<$word>,
+                    source: &mut dyn $crate::kernels::engine::Pull,
+                ) -> Vec<std::io::Result<$crate::kernels::Digest>> {
+                    $crate::kernels::lanes::multi::pull_many::<H, _>(ops, variant, source)
+                }
+                // SAFETY: the token exists only where the CPU has `$features`.
+                unsafe { run::<H>(self, variant, source) }
             }
 
             fn step<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(

@@ -8,8 +8,10 @@ use super::multi::{self, LaneHash, StepState, Variant};
 use super::sha1::{Sha1, SHA1};
 use super::sha2::{Sha256, Sha512, SHA224, SHA256, SHA384, SHA512};
 use super::{table, Lanes};
+use crate::kernels::engine::{Pull, Slices};
 use crate::kernels::test_data::{data, Random};
 use crate::kernels::Digest;
+use std::io;
 
 /// The lane algorithms, each with its reference.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,6 +50,8 @@ trait Tier {
     fn name(&self) -> String;
     fn lanes(&self, which: Which) -> usize;
     fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest>;
+    /// Messages pulled as the lanes reach them, as files are.
+    fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>>;
     /// Pieces of equal whole-block length, then equal tails: the digests.
     fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest>;
 }
@@ -90,6 +94,18 @@ impl<const N32: usize, const N64: usize> Tier for ModelTier<N32, N64> {
             Which::Sha256 => multi::digest_many::<Sha256, _>(m32, &SHA256, messages),
             Which::Sha384 => multi::digest_many::<Sha512, _>(m64, &SHA384, messages),
             Which::Sha512 => multi::digest_many::<Sha512, _>(m64, &SHA512, messages),
+        }
+    }
+
+    fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
+        let (m32, m64) = (Model::<u32, N32>::new(), Model::<u64, N64>::new());
+        match which {
+            Which::Md5 => multi::pull_many::<Md5, _>(m32, &MD5, source),
+            Which::Sha1 => multi::pull_many::<Sha1, _>(m32, &SHA1, source),
+            Which::Sha224 => multi::pull_many::<Sha256, _>(m32, &SHA224, source),
+            Which::Sha256 => multi::pull_many::<Sha256, _>(m32, &SHA256, source),
+            Which::Sha384 => multi::pull_many::<Sha512, _>(m64, &SHA384, source),
+            Which::Sha512 => multi::pull_many::<Sha512, _>(m64, &SHA512, source),
         }
     }
 
@@ -137,6 +153,18 @@ mod x86 {
                 Which::Sha256 => x16.digest_many::<Sha256>(&SHA256, messages),
                 Which::Sha384 => x8.digest_many::<Sha512>(&SHA384, messages),
                 Which::Sha512 => x8.digest_many::<Sha512>(&SHA512, messages),
+            }
+        }
+
+        fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
+            let Avx512(x16, x8) = *self;
+            match which {
+                Which::Md5 => x16.pull_many::<Md5>(&MD5, source),
+                Which::Sha1 => x16.pull_many::<Sha1>(&SHA1, source),
+                Which::Sha224 => x16.pull_many::<Sha256>(&SHA224, source),
+                Which::Sha256 => x16.pull_many::<Sha256>(&SHA256, source),
+                Which::Sha384 => x8.pull_many::<Sha512>(&SHA384, source),
+                Which::Sha512 => x8.pull_many::<Sha512>(&SHA512, source),
             }
         }
 
@@ -198,6 +226,17 @@ impl<T: multi::LaneTier<Word = u32>> Tier for Lanes32<T> {
             Which::Sha1 => token.digest_many::<Sha1>(&SHA1, messages),
             Which::Sha224 => token.digest_many::<Sha256>(&SHA224, messages),
             Which::Sha256 => token.digest_many::<Sha256>(&SHA256, messages),
+            _ => unreachable!("{} lanes are 32-bit", self.name),
+        }
+    }
+
+    fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
+        let token = self.token;
+        match which {
+            Which::Md5 => token.pull_many::<Md5>(&MD5, source),
+            Which::Sha1 => token.pull_many::<Sha1>(&SHA1, source),
+            Which::Sha224 => token.pull_many::<Sha256>(&SHA224, source),
+            Which::Sha256 => token.pull_many::<Sha256>(&SHA256, source),
             _ => unreachable!("{} lanes are 32-bit", self.name),
         }
     }
@@ -269,7 +308,24 @@ fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
     tiers
 }
 
+/// `messages` side by side on `tier`, in memory and pulled, against the reference.
 fn check(tier: &dyn Tier, which: Which, messages: &[&[u8]], what: &str) {
+    check_in_memory(tier, which, messages, what);
+    let pulled = tier.pulled(which, &mut Slices(messages));
+    assert_eq!(pulled.len(), messages.len());
+    for (index, (message, digest)) in messages.iter().zip(&pulled).enumerate() {
+        assert_eq!(
+            digest.as_ref().ok(),
+            Some(&reference(which, message)),
+            "{which:?} on {}, {what}, pulled: message {index} of {}, length {}",
+            tier.name(),
+            messages.len(),
+            message.len()
+        );
+    }
+}
+
+fn check_in_memory(tier: &dyn Tier, which: Which, messages: &[&[u8]], what: &str) {
     let digests = tier.many(which, messages);
     assert_eq!(digests.len(), messages.len());
     for (index, (message, digest)) in messages.iter().zip(&digests).enumerate() {
@@ -281,6 +337,109 @@ fn check(tier: &dyn Tier, which: Which, messages: &[&[u8]], what: &str) {
             messages.len(),
             message.len()
         );
+    }
+}
+
+/// Messages pulled as files are, where some reads fail: at a message's start (its last bytes
+/// are read first) or in a later window.
+struct Failing<'a> {
+    messages: &'a [&'a [u8]],
+    /// Message index: the offset from which its reads fail.
+    fail_from: Vec<Option<u64>>,
+}
+
+impl Pull for Failing<'_> {
+    fn count(&self) -> usize {
+        self.messages.len()
+    }
+    fn len(&self, index: usize) -> u64 {
+        self.messages[index].len() as u64
+    }
+    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
+        if self.fail_from[index].is_some_and(|from| at + out.len() as u64 > from) {
+            return Err(io::Error::other(format!("message {index} fails")));
+        }
+        Slices(self.messages).read(index, at, out)
+    }
+}
+
+/// Pulled messages across several windows (lengths on each side of the window's multiples),
+/// with some reads failing: those messages get their own error, every other message its
+/// digest, whatever lane it shared the vectors with.
+#[test]
+fn pulled_messages_across_windows_and_failed_reads() {
+    let window = multi::WINDOW;
+    let source = data(3 * window + 4096);
+    let mut random = Random(11);
+    let lengths = [
+        window - 1,
+        window,
+        window + 1,
+        2 * window - 64,
+        2 * window + 65,
+        3 * window + 127,
+        1,
+        0,
+        130,
+    ];
+    for (tier, algorithms) in tiers() {
+        let model = tier.name().starts_with("model");
+        for &which in &algorithms {
+            // The model is slow: one round of the lengths there, several on the vectors.
+            let count = if model {
+                lengths.len()
+            } else {
+                3 * tier.lanes(which)
+            };
+            let messages: Vec<&[u8]> = (0..count)
+                .map(|i| {
+                    let len = lengths[i % lengths.len()];
+                    let offset = random.below(source.len() - len + 1);
+                    &source[offset..offset + len]
+                })
+                .collect();
+            check(tier.as_ref(), which, &messages, "across windows");
+            let fail_from: Vec<Option<u64>> = messages
+                .iter()
+                .enumerate()
+                // Every third message that has a byte to read fails from one of its bytes on.
+                .map(|(i, message)| {
+                    (i % 3 == 0 && !message.is_empty()).then(|| random.below(message.len()) as u64)
+                })
+                .collect();
+            let mut failing = Failing {
+                messages: &messages,
+                fail_from: fail_from.clone(),
+            };
+            let pulled = tier.pulled(which, &mut failing);
+            assert_eq!(pulled.len(), messages.len());
+            for (index, ((message, digest), fails)) in
+                messages.iter().zip(&pulled).zip(&fail_from).enumerate()
+            {
+                let what = format!(
+                    "{which:?} on {}: message {index}, length {}",
+                    tier.name(),
+                    message.len()
+                );
+                match (fails, digest) {
+                    (Some(_), Err(error)) => {
+                        assert_eq!(
+                            error.to_string(),
+                            format!("message {index} fails"),
+                            "{what}"
+                        )
+                    }
+                    (Some(_), Ok(_)) => panic!("{what}: a failed read gave a digest"),
+                    (None, digest) => {
+                        assert_eq!(
+                            digest.as_ref().ok(),
+                            Some(&reference(which, message)),
+                            "{what}"
+                        )
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -358,7 +517,7 @@ fn a_large_message_among_small_ones() {
             {
                 continue;
             }
-            check(
+            check_in_memory(
                 tier.as_ref(),
                 which,
                 &messages,
