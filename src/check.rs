@@ -457,7 +457,7 @@ fn run_b3sum(config: &Config, out: &mut impl Write, reporter: &Reporter) -> Exit
             ExitStatus::Failure
         }
         Ok(Some(fatal)) => {
-            eprintln!("Error: {fatal}");
+            crate::report::write_stderr(format!("Error: {fatal}\n").as_bytes());
             ExitStatus::Failure
         }
         Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
