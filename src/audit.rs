@@ -7,7 +7,7 @@
 
 use crate::config::Config;
 use crate::error::{Error, ExitStatus};
-use crate::format::manifest::{split_lines, Entry, Line, LineParser, ParseOptions};
+use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::quote::quote_name;
 use crate::io::read::hash_input;
 use crate::io::walk::{expand, Task};
@@ -71,34 +71,35 @@ pub fn run(
     }
     let mut entries: Vec<Entry> = Vec::new();
     let mut improper = 0u64;
+    let terminator = if config.style.zero_terminated {
+        b'\0'
+    } else {
+        b'\n'
+    };
     for manifest in &config.inputs {
-        let data = match crate::io::read_all(manifest) {
-            Ok(data) => data,
-            Err(source) => {
-                reporter.error(&Error::Input {
-                    name: manifest.name_bytes().to_vec(),
-                    source,
-                });
-                return ExitStatus::Failure;
+        // Every entry is kept (the walk is compared against all of them), but not the text.
+        let read = crate::io::line_reader(manifest, terminator, true).and_then(|mut lines| {
+            let mut parser = LineParser::new(ParseOptions {
+                algorithm: config.algorithm,
+                extensions: true,
+                manifest_is_stdin: *manifest == Input::Stdin,
+                any_length: false,
+            });
+            while let Some(text) = lines.read_line()? {
+                match parser.parse(text) {
+                    Line::Entry(entry) => entries.push(entry),
+                    Line::Improper => improper += 1,
+                    Line::Skip => {}
+                }
             }
-        };
-        let terminator = if config.style.zero_terminated {
-            b'\0'
-        } else {
-            b'\n'
-        };
-        let mut parser = LineParser::new(ParseOptions {
-            algorithm: config.algorithm,
-            extensions: true,
-            manifest_is_stdin: *manifest == Input::Stdin,
-            any_length: false,
+            Ok(())
         });
-        for text in split_lines(&data, terminator, true) {
-            match parser.parse(text) {
-                Line::Entry(entry) => entries.push(entry),
-                Line::Improper => improper += 1,
-                Line::Skip => {}
-            }
+        if let Err(source) = read {
+            reporter.error(&Error::Input {
+                name: manifest.name_bytes().to_vec(),
+                source,
+            });
+            return ExitStatus::Failure;
         }
     }
 

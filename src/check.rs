@@ -1,16 +1,15 @@
 //! `--check`: verify manifests with coreutils' lines, messages and exit codes.
 //!
-//! Each manifest is parsed whole (`format::manifest`), its files hashed in parallel, and the
-//! results reported in manifest order: `NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or
+//! Each manifest is read as a stream, line by line (`io::lines`, `format::manifest`), the files
+//! of the lines at hand hashed in parallel, and the results reported in manifest order: `NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or
 //! read`, then the summary warnings in coreutils' fixed order.
 
 use crate::cli::Personality;
 use crate::config::{CheckOptions, Config};
 use crate::error::{Error, ExitStatus};
-use crate::format::manifest::{
-    parse_b3sum_line, split_lines, Entry, Line, LineParser, ParseOptions,
-};
+use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
 use crate::format::quote::quote_name;
+use crate::io::lines::LineReader;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::read::{hash_input, ReadOptions};
 use crate::io::Input;
@@ -96,8 +95,17 @@ pub(crate) fn verify(
     Ok(None)
 }
 
-/// Checks one manifest; `Ok(true)` when everything it lists verified. An `Err` is a failure
-/// to write standard output.
+/// The most lines hashed side by side before their results are written: what the manifest
+/// reader holds at once (it never waits for more) bounds a batch too, so memory stays bounded
+/// on an endless manifest.
+const BATCH_LINES: usize = 4096;
+
+/// Checks one manifest as it is read; `Ok(true)` when everything it lists verified. An `Err`
+/// is a failure to write standard output, which ends the run at once, as coreutils ends it.
+///
+/// Each batch is the lines the reader holds without waiting for more; their files are hashed
+/// side by side and reported in manifest order, and standard output is flushed before the
+/// reader waits again, so every line's status is out before the next line is needed.
 fn check_manifest(
     config: &Config,
     manifest: &Input,
@@ -108,32 +116,41 @@ fn check_manifest(
         Input::Stdin => b"standard input",
         Input::Path(path) => path.as_os_str().as_bytes(),
     };
-    let data = match read_manifest(manifest) {
-        Ok(data) => data,
-        Err(ManifestError::Open(source)) => {
-            reporter.error_after(
-                out,
-                &Error::Input {
-                    name: manifest.name_bytes().to_vec(),
-                    source,
-                },
-            )?;
-            return Ok(false);
-        }
-        Err(ManifestError::Read) => {
-            let mut text = quote_name(manifest_name);
-            text.extend_from_slice(b": read error");
-            reporter.message_after(out, &text)?;
-            return Ok(false);
-        }
+    // coreutils reports a failed read of a manifest without the system's reason.
+    let read_error = || {
+        let mut text = quote_name(manifest_name);
+        text.extend_from_slice(b": read error");
+        text
     };
-
     let extensions = config.personality == Personality::Fasthash;
     let terminator = if config.style.zero_terminated {
         b'\0'
     } else {
         b'\n'
     };
+    let source: Box<dyn Read> = match manifest {
+        Input::Stdin => match crate::io::stdin() {
+            Ok(stdin) => Box::new(stdin),
+            Err(_) => {
+                reporter.message_after(out, &read_error())?;
+                return Ok(false);
+            }
+        },
+        Input::Path(path) => match std::fs::File::open(path) {
+            Ok(file) => Box::new(file),
+            Err(source) => {
+                reporter.error_after(
+                    out,
+                    &Error::Input {
+                        name: manifest.name_bytes().to_vec(),
+                        source,
+                    },
+                )?;
+                return Ok(false);
+            }
+        },
+    };
+    let mut lines = LineReader::new(source, terminator, extensions);
     let mut parser = LineParser::new(ParseOptions {
         algorithm: config.algorithm,
         extensions,
@@ -141,35 +158,84 @@ fn check_manifest(
         any_length: config.check_any_length,
     })
     .with_type_name(config.check_type_name, config.check_retag);
-    let items: Vec<Item> = split_lines(&data, terminator, extensions)
-        .into_iter()
-        .enumerate()
-        .map(|(index, text)| {
-            let line = parser.parse(text);
-            let target = match &line {
-                Line::Entry(entry) => Some(input_for(&entry.name)),
-                _ => None,
-            };
-            Item {
-                line_number: index + 1,
-                line,
-                target,
-                type_name: parser.type_name(),
+
+    let mut tally = Tally::default();
+    let mut line_number = 0;
+    let mut batch: Vec<Item> = Vec::new();
+    loop {
+        if !lines.has_buffered_line() {
+            out.flush()?;
+        }
+        match lines.read_line() {
+            Ok(Some(text)) => batch.extend(item(config, &mut parser, &mut line_number, text)),
+            Ok(None) => break,
+            Err(_) => {
+                reporter.message_after(out, &read_error())?;
+                return Ok(false);
             }
-        })
-        .filter(|item| item.line != Line::Skip)
-        .filter(|item| match &item.target {
-            Some(Input::Path(path)) => config.walk.filter.selects_listed(path),
-            _ => true,
-        })
-        .collect();
+        }
+        while batch.len() < BATCH_LINES {
+            let Some(text) = lines.buffered_line() else {
+                break;
+            };
+            batch.extend(item(config, &mut parser, &mut line_number, text));
+        }
+        check_batch(config, manifest_name, &batch, &mut tally, out, reporter)?;
+        batch.clear();
+    }
+    report_summary(config, manifest_name, &tally, out, reporter)?;
+
+    let options = &config.check;
+    Ok(tally.properly_formatted
+        && tally.mismatched == 0
+        && tally.unreadable == 0
+        && (!options.strict || tally.improperly_formatted == 0)
+        && (!options.ignore_missing || tally.matched_any))
+}
+
+/// Parses the next manifest line: the line to check or report, or `None` for one that does not
+/// count (empty, a comment, or a file the walk filters leave out).
+fn item(
+    config: &Config,
+    parser: &mut LineParser,
+    line_number: &mut usize,
+    text: &[u8],
+) -> Option<Item> {
+    *line_number += 1;
+    let line = parser.parse(text);
+    let target = match &line {
+        Line::Entry(entry) => Some(input_for(&entry.name)),
+        Line::Skip => return None,
+        Line::Improper => None,
+    };
+    if let Some(Input::Path(path)) = &target {
+        if !config.walk.filter.selects_listed(path) {
+            return None;
+        }
+    }
+    Some(Item {
+        line_number: *line_number,
+        line,
+        target,
+        type_name: parser.type_name(),
+    })
+}
+
+/// Verifies a batch of lines, their files hashed side by side, and reports them in order.
+fn check_batch(
+    config: &Config,
+    manifest_name: &[u8],
+    items: &[Item],
+    tally: &mut Tally,
+    out: &mut (impl Write + Send),
+    reporter: &Reporter,
+) -> io::Result<()> {
+    // Standard input named twice is read in order; batches run one after another.
     let threads = if must_run_in_order(items.iter().filter_map(|i| i.target.as_ref())) {
         1
     } else {
         config.threads
     };
-
-    let mut tally = Tally::default();
     let mut write_result = Ok(());
     for_each_ordered(
         items.iter(),
@@ -188,7 +254,7 @@ fn check_manifest(
                 item.type_name,
                 &item.line,
                 outcome,
-                &mut tally,
+                tally,
                 out,
                 reporter,
             );
@@ -201,15 +267,7 @@ fn check_manifest(
             }
         },
     );
-    write_result?;
-    report_summary(config, manifest_name, &tally, out, reporter)?;
-
-    let options = &config.check;
-    Ok(tally.properly_formatted
-        && tally.mismatched == 0
-        && tally.unreadable == 0
-        && (!options.strict || tally.improperly_formatted == 0)
-        && (!options.ignore_missing || tally.matched_any))
+    write_result
 }
 
 /// One manifest line that counts: what it says, and the file it names.
@@ -399,7 +457,7 @@ fn run_b3sum(config: &Config, out: &mut impl Write, reporter: &Reporter) -> Exit
             ExitStatus::Failure
         }
         Ok(Some(fatal)) => {
-            eprintln!("Error: {fatal}");
+            crate::report::write_stderr(format!("Error: {fatal}\n").as_bytes());
             ExitStatus::Failure
         }
         Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
@@ -419,11 +477,20 @@ fn check_b3sum_files(
     failed: &mut u64,
 ) -> io::Result<Option<String>> {
     for checkfile in &config.inputs {
-        let data = match crate::io::read_all(checkfile) {
-            Ok(data) => data,
+        // Read as a stream, each line checked and its status written before the next is read.
+        let mut lines = match crate::io::line_reader(checkfile, b'\n', false) {
+            Ok(lines) => lines,
             Err(e) => return Ok(Some(e.to_string())),
         };
-        for line in data.split_inclusive(|&b| b == b'\n') {
+        loop {
+            if !lines.has_buffered_line() {
+                out.flush()?;
+            }
+            let line = match lines.read_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(e) => return Ok(Some(e.to_string())),
+            };
             let Ok(line) = std::str::from_utf8(line) else {
                 return Ok(Some("stream did not contain valid UTF-8".into()));
             };
@@ -454,21 +521,4 @@ fn check_b3sum_files(
         }
     }
     Ok(None)
-}
-
-enum ManifestError {
-    Open(io::Error),
-    /// coreutils reports a failed read of a manifest without the system's reason.
-    Read,
-}
-
-fn read_manifest(manifest: &Input) -> Result<Vec<u8>, ManifestError> {
-    let mut data = Vec::new();
-    let read = match manifest {
-        Input::Stdin => crate::io::stdin().and_then(|mut stdin| stdin.read_to_end(&mut data)),
-        Input::Path(path) => std::fs::File::open(path)
-            .map_err(ManifestError::Open)?
-            .read_to_end(&mut data),
-    };
-    read.map(|_| data).map_err(|_| ManifestError::Read)
 }

@@ -46,6 +46,14 @@ fn main() -> ExitCode {
         }
         Err(error) => report_usage(personality, program, &error),
     };
+    // A diagnostic that could not be written fails the run, as coreutils' check of standard
+    // error at exit fails it (`--debug 2>/dev/full`); fasthash and b3sum do the same, so a
+    // warning nobody saw never passes for a clean run. A run already failing keeps its status.
+    let status = if fasthash::report::stderr_failed() {
+        status.max(ExitStatus::Failure)
+    } else {
+        status
+    };
     ExitCode::from(status as u8)
 }
 
@@ -54,7 +62,9 @@ fn report_usage(personality: Personality, program: String, error: &Error) -> Exi
     let reporter = Reporter::new(personality, program.clone());
     reporter.error(error);
     if let Error::Usage { try_help: true, .. } = error {
-        eprintln!("Try '{program} --help' for more information.");
+        fasthash::report::write_stderr(
+            format!("Try '{program} --help' for more information.\n").as_bytes(),
+        );
     }
     match personality {
         // coreutils exits 1 on a usage error; fasthash and b3sum (clap) exit 2.

@@ -4,6 +4,23 @@
 use crate::cli::Personality;
 use crate::error::{Error, MessageStyle};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` to standard error in one piece. A failing standard error cannot be reported
+/// anywhere, but it is remembered: coreutils checks standard error as it exits, and a run that
+/// could not deliver a diagnostic (`2>/dev/full`) exits 1, however well it went otherwise.
+pub fn write_stderr(text: &[u8]) {
+    if io::stderr().lock().write_all(text).is_err() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether some write to standard error failed (see [`write_stderr`]).
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(Ordering::Relaxed)
+}
 
 pub struct Reporter {
     program: String,
@@ -23,14 +40,14 @@ impl Reporter {
         &self.program
     }
 
-    /// Prints `PROGRAM: TEXT` on standard error. A failing standard error cannot be reported
-    /// anywhere, so its errors are dropped.
+    /// Prints `PROGRAM: TEXT` on standard error (a failure is remembered: [`stderr_failed`]).
     pub fn message(&self, text: &[u8]) {
-        let mut stderr = io::stderr().lock();
-        let _ = stderr.write_all(self.program.as_bytes());
-        let _ = stderr.write_all(b": ");
-        let _ = stderr.write_all(text);
-        let _ = stderr.write_all(b"\n");
+        let mut line = Vec::with_capacity(self.program.len() + text.len() + 3);
+        line.extend_from_slice(self.program.as_bytes());
+        line.extend_from_slice(b": ");
+        line.extend_from_slice(text);
+        line.push(b'\n');
+        write_stderr(&line);
     }
 
     pub fn error(&self, error: &Error) {

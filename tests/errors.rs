@@ -283,3 +283,53 @@ fn base64_digests_match_cksum_base64() {
         "SHA256 (f) = uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=\n"
     );
 }
+
+/// A diagnostic that could not be written (`2>/dev/full`) fails a run that would otherwise
+/// succeed, as coreutils' check of standard error at exit fails it, under every name; a run
+/// that fails anyway keeps its own status, and a run that wrote nothing there is unaffected.
+#[test]
+fn a_diagnostic_lost_to_a_full_stderr_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"").unwrap();
+    std::fs::write(
+        dir.path().join("m"),
+        format!("{EMPTY_SHA256}  f\nnot a checksum line\n"),
+    )
+    .unwrap();
+    for name in ["cksum", "sha256sum"] {
+        std::os::unix::fs::symlink(FASTHASH, dir.path().join(name)).unwrap();
+    }
+    let run = |program: &str, args: &[&str], full: bool| {
+        let mut command = Command::new(program);
+        command
+            .current_dir(dir.path())
+            .env("LC_ALL", "C")
+            .args(args);
+        if full {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            command.stderr(full);
+        }
+        command.output().unwrap()
+    };
+    for (program, args, status) in [
+        ("./cksum", &["--debug", "f"][..], 1),
+        (FASTHASH, &["--debug", "f"], 1),
+        ("./sha256sum", &["-c", "--warn", "m"], 1),
+        ("./sha256sum", &["--no-such-option"], 1),
+        (FASTHASH, &["--no-such-option"], 2),
+        ("./cksum", &["f"], 0),
+    ] {
+        let normal = run(program, args, false);
+        let full = run(program, args, true);
+        assert_eq!(full.status.code(), Some(status), "{program} {args:?}");
+        assert_eq!(full.stdout, normal.stdout, "{program} {args:?}");
+        if status == 0 {
+            assert!(normal.stderr.is_empty(), "{program} {args:?}");
+        } else if normal.status.success() {
+            assert!(!normal.stderr.is_empty(), "{program} {args:?}");
+        }
+    }
+}

@@ -27,14 +27,14 @@ pub fn run(cli: &B3sumCli) -> ExitStatus {
         cli.files.clone()
     };
     if cli.raw && files.len() > 1 {
-        eprintln!("Error: Only one filename can be provided when using --raw");
+        crate::report::write_stderr(b"Error: Only one filename can be provided when using --raw\n");
         return ExitStatus::Failure;
     }
     let base = if cli.keyed {
         match read_key() {
             Ok(key) => blake3::Hasher::new_keyed(&key),
             Err(message) => {
-                eprintln!("Error: {message}");
+                crate::report::write_stderr(format!("Error: {message}\n").as_bytes());
                 return ExitStatus::Failure;
             }
         }
@@ -56,7 +56,7 @@ pub fn run(cli: &B3sumCli) -> ExitStatus {
             Ok(()) => {}
             Err(Failure::Write(e)) => {
                 if e.kind() != io::ErrorKind::BrokenPipe {
-                    eprintln!("Error: {e}");
+                    crate::report::write_stderr(format!("Error: {e}\n").as_bytes());
                 }
                 return ExitStatus::Failure;
             }
@@ -65,11 +65,13 @@ pub fn run(cli: &B3sumCli) -> ExitStatus {
                 // What was written so far goes first, as b3sum's unbuffered output would.
                 if let Err(e) = out.flush() {
                     if e.kind() != io::ErrorKind::BrokenPipe {
-                        eprintln!("Error: {e}");
+                        crate::report::write_stderr(format!("Error: {e}\n").as_bytes());
                     }
                     return ExitStatus::Failure;
                 }
-                eprintln!("b3sum: {}: {message}", file.to_string_lossy());
+                crate::report::write_stderr(
+                    format!("b3sum: {}: {message}\n", file.to_string_lossy()).as_bytes(),
+                );
             }
         }
     }
@@ -78,7 +80,7 @@ pub fn run(cli: &B3sumCli) -> ExitStatus {
         Ok(()) => ExitStatus::Failure,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Failure,
         Err(e) => {
-            eprintln!("Error: {e}");
+            crate::report::write_stderr(format!("Error: {e}\n").as_bytes());
             ExitStatus::Failure
         }
     }

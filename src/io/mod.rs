@@ -15,6 +15,7 @@
 //! - never mapped: standard input, pipes, devices, and size-0 files such as those in `/proc`.
 
 pub mod cache;
+pub mod lines;
 pub mod long_paths;
 pub mod mapped;
 pub mod parallel;
@@ -95,6 +96,19 @@ pub fn read_all(input: &Input) -> std::io::Result<Vec<u8>> {
         Input::Path(path) => std::fs::File::open(path)?.read_to_end(&mut data)?,
     };
     Ok(data)
+}
+
+/// An input opened to be read line by line (a manifest): `Err` when it cannot be opened.
+pub fn line_reader(
+    input: &Input,
+    terminator: u8,
+    strip_bom: bool,
+) -> std::io::Result<lines::LineReader<Box<dyn std::io::Read>>> {
+    let source: Box<dyn std::io::Read> = match input {
+        Input::Stdin => Box::new(stdin()?),
+        Input::Path(path) => Box::new(std::fs::File::open(path)?),
+    };
+    Ok(lines::LineReader::new(source, terminator, strip_bom))
 }
 
 /// Whether something tried to read a standard input that was closed: coreutils then also

@@ -1,0 +1,233 @@
+//! Reading a manifest line by line, as it arrives, in bounded memory.
+//!
+//! `--check` verifies each line before it needs the next one, as coreutils does, so an endless
+//! manifest (`yes LINE | cksum -c`) is checked, and its output written, as it streams in. The
+//! reader tells a line already in its buffer ([`LineReader::buffered_line`], never a system
+//! call) from one it must wait for ([`LineReader::read_line`]): the checker hashes the lines at
+//! hand side by side, and writes out their results before it blocks on the input again.
+
+use std::io::{self, Read};
+
+/// How much is read at a time; a longer line grows the buffer to fit, as `getline` does.
+const CAPACITY: usize = 64 * 1024;
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Lines split on a terminator: one CR before a newline is dropped, and (when asked) a UTF-8
+/// byte-order mark at the very start. The last line need not be terminated; nothing after a
+/// final terminator is a line.
+pub struct LineReader<R: Read> {
+    inner: R,
+    buffer: Vec<u8>,
+    /// The unread bytes are `buffer[start..end]`.
+    start: usize,
+    end: usize,
+    terminator: u8,
+    /// The byte-order mark may still be ahead (nothing has been handed out yet).
+    strip_bom: bool,
+    eof: bool,
+    /// A read error met after part of a line, reported after that part is handed out (as
+    /// `getline` hands out what it has before the error shows).
+    error: Option<io::Error>,
+}
+
+impl<R: Read> LineReader<R> {
+    pub fn new(inner: R, terminator: u8, strip_bom: bool) -> LineReader<R> {
+        LineReader {
+            inner,
+            buffer: vec![0; CAPACITY],
+            start: 0,
+            end: 0,
+            terminator,
+            strip_bom,
+            eof: false,
+            error: None,
+        }
+    }
+
+    /// Where the next line ends (the terminator's index), if the buffer holds all of it.
+    fn terminator_at(&self) -> Option<usize> {
+        self.buffer[self.start..self.end]
+            .iter()
+            .position(|&b| b == self.terminator)
+            .map(|i| self.start + i)
+    }
+
+    /// Whether the next call to [`read_line`](Self::read_line) can answer without reading.
+    pub fn has_buffered_line(&self) -> bool {
+        self.eof || self.error.is_some() || self.terminator_at().is_some()
+    }
+
+    /// The next line if the buffer already holds it whole; never reads.
+    pub fn buffered_line(&mut self) -> Option<&[u8]> {
+        let end = self.terminator_at()?;
+        Some(self.take(end, end + 1))
+    }
+
+    /// The next line, reading as long as it takes; `None` at the end of the input.
+    pub fn read_line(&mut self) -> io::Result<Option<&[u8]>> {
+        loop {
+            if let Some(end) = self.terminator_at() {
+                return Ok(Some(self.take(end, end + 1)));
+            }
+            if self.error.is_some() && self.start == self.end {
+                self.eof = true;
+                return Err(self.error.take().expect("checked"));
+            }
+            if self.eof || self.error.is_some() {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let end = self.end;
+                return Ok(Some(self.take(end, end)));
+            }
+            self.fill();
+        }
+    }
+
+    /// Reads more after what the buffer holds, making room first.
+    fn fill(&mut self) {
+        if self.start > 0 {
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buffer.len() {
+            self.buffer.resize(self.buffer.len() * 2, 0);
+        } else if self.end == 0 && self.buffer.len() > CAPACITY {
+            // A long line is gone: give its memory back.
+            self.buffer.truncate(CAPACITY);
+            self.buffer.shrink_to_fit();
+        }
+        let read = loop {
+            match self.inner.read(&mut self.buffer[self.end..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                read => break read,
+            }
+        };
+        match read {
+            Ok(0) => self.eof = true,
+            Ok(n) => self.end += n,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Hands out `buffer[start..line_end]` and moves past `next`.
+    fn take(&mut self, line_end: usize, next: usize) -> &[u8] {
+        let mut start = self.start;
+        self.start = next;
+        if std::mem::take(&mut self.strip_bom) && self.buffer[start..line_end].starts_with(BOM) {
+            start += BOM.len();
+        }
+        let mut line = &self.buffer[start..line_end];
+        if self.terminator == b'\n' {
+            line = line.strip_suffix(b"\r").unwrap_or(line);
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out its data a few bytes a read, then fails if asked to.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+        fail_at_end: bool,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.at == self.data.len() && self.fail_at_end {
+                return Err(io::Error::from_raw_os_error(libc::EIO));
+            }
+            let n = self.step.min(buf.len()).min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    fn lines(data: &[u8], terminator: u8, bom: bool, step: usize) -> Vec<Vec<u8>> {
+        let source = Trickle {
+            data: data.to_vec(),
+            at: 0,
+            step,
+            fail_at_end: false,
+        };
+        let mut reader = LineReader::new(source, terminator, bom);
+        let mut lines = Vec::new();
+        while let Some(line) = reader.read_line().unwrap() {
+            lines.push(line.to_vec());
+        }
+        lines
+    }
+
+    #[test]
+    fn splits_as_a_whole_read_would() {
+        for step in [1, 2, 3, 7, 1 << 20] {
+            assert_eq!(lines(b"a\r\nb\n", b'\n', false, step), [&b"a"[..], b"b"]);
+            assert_eq!(lines(b"a\r\r\n", b'\n', false, step), [&b"a\r"[..]]);
+            assert_eq!(lines(b"a\n\nb", b'\n', false, step), [&b"a"[..], b"", b"b"]);
+            assert_eq!(lines(b"\xef\xbb\xbfa", b'\n', true, step), [&b"a"[..]]);
+            assert_eq!(
+                lines(b"\xef\xbb\xbfa", b'\n', false, step),
+                [&b"\xef\xbb\xbfa"[..]]
+            );
+            assert_eq!(lines(b"a\n\xef\xbb\xbfb", b'\n', true, step).len(), 2);
+            assert_eq!(
+                lines(b"a\nb\0c\0", b'\0', false, step),
+                [&b"a\nb"[..], b"c"]
+            );
+            assert_eq!(lines(b"a\r\0", b'\0', false, step), [&b"a\r"[..]]);
+            assert!(lines(b"", b'\n', true, step).is_empty());
+        }
+    }
+
+    #[test]
+    fn lines_longer_than_the_buffer_are_read_whole() {
+        let long = vec![b'x'; CAPACITY * 3 + 5];
+        let mut data = long.clone();
+        data.extend_from_slice(b"\nshort\n");
+        assert_eq!(
+            lines(&data, b'\n', false, 1 << 20),
+            [long, b"short".to_vec()]
+        );
+    }
+
+    #[test]
+    fn buffered_lines_never_read() {
+        let source = Trickle {
+            data: b"a\nb\nc".to_vec(),
+            at: 0,
+            step: 4,
+            fail_at_end: false,
+        };
+        let mut reader = LineReader::new(source, b'\n', false);
+        assert!(!reader.has_buffered_line());
+        assert_eq!(reader.read_line().unwrap(), Some(&b"a"[..]));
+        assert_eq!(reader.buffered_line(), Some(&b"b"[..]));
+        assert_eq!(reader.buffered_line(), None);
+        assert!(!reader.has_buffered_line());
+        assert_eq!(reader.read_line().unwrap(), Some(&b"c"[..]));
+        assert_eq!(reader.read_line().unwrap(), None);
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_lines_before_it() {
+        let source = Trickle {
+            data: b"a\nb".to_vec(),
+            at: 0,
+            step: 100,
+            fail_at_end: true,
+        };
+        let mut reader = LineReader::new(source, b'\n', false);
+        assert_eq!(reader.read_line().unwrap(), Some(&b"a"[..]));
+        assert_eq!(reader.read_line().unwrap(), Some(&b"b"[..]));
+        assert!(reader.read_line().is_err());
+        assert_eq!(reader.read_line().unwrap(), None);
+    }
+}

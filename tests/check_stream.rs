@@ -1,0 +1,205 @@
+//! `--check` reads its manifest as a stream: each line is verified, and its status written,
+//! before the next line is needed. So an endless manifest still ends the run as soon as the
+//! output fails, and a manifest fed slowly through a pipe is answered line by line. Every
+//! run here has a deadline, so a regression fails the test instead of hanging it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The empty file `f`, the drop-in names as links to fasthash, and a manifest line for each.
+fn setup() -> (tempfile::TempDir, Vec<(&'static str, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"").unwrap();
+    for name in ["cksum", "md5sum", "sha256sum", "b2sum", "b3sum"] {
+        std::os::unix::fs::symlink(FASTHASH, dir.path().join(name)).unwrap();
+    }
+    let lines = vec![
+        (
+            "cksum",
+            "SHA256 (f) = e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+                .to_string(),
+        ),
+        (
+            "md5sum",
+            "d41d8cd98f00b204e9800998ecf8427e  f\n".to_string(),
+        ),
+        (
+            "sha256sum",
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f\n".to_string(),
+        ),
+        ("b2sum", format!("{}  f\n", blake2b_512_of_nothing())),
+        (
+            "b3sum",
+            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262  f\n".to_string(),
+        ),
+        (
+            "fasthash",
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f\n".to_string(),
+        ),
+    ];
+    (dir, lines)
+}
+
+fn blake2b_512_of_nothing() -> &'static str {
+    "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419\
+     d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"
+}
+
+fn program(dir: &Path, name: &str) -> Command {
+    let path = if name == "fasthash" {
+        FASTHASH.into()
+    } else {
+        dir.join(name)
+    };
+    let mut command = Command::new(path);
+    command.current_dir(dir).env("LC_ALL", "C");
+    command
+}
+
+/// Feeds `line` to the child's standard input over and over until it stops reading.
+fn feed_forever(child: &mut Child, line: String) -> std::thread::JoinHandle<()> {
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        let block = line.repeat(64);
+        while stdin.write_all(block.as_bytes()).is_ok() {}
+    })
+}
+
+/// Waits for the child to exit, killing it (and failing) past the deadline.
+fn wait_or_kill(mut child: Child, what: &str) -> (Option<i32>, String) {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            return (status.code(), stderr);
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_endless_manifest_ends_with_a_write_error_when_output_is_full() {
+    let (dir, lines) = setup();
+    for (name, line) in lines {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut child = program(dir.path(), name)
+            .arg("-c")
+            .stdin(Stdio::piped())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let feeder = feed_forever(&mut child, line);
+        let (code, stderr) = wait_or_kill(child, name);
+        feeder.join().unwrap();
+        assert_eq!(code, Some(1), "{name}: {stderr}");
+        // The program is named as it was called (a path, for the links).
+        let wanted = format!("{name}: write error: No space left on device\n");
+        assert!(
+            stderr.ends_with(&wanted) && stderr.lines().count() == 1,
+            "{name}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_endless_manifest_ends_quietly_when_the_reader_goes_away() {
+    let (dir, lines) = setup();
+    for (name, line) in lines {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut child = program(dir.path(), name)
+            .arg("-c")
+            .stdin(Stdio::piped())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let feeder = feed_forever(&mut child, line);
+        let (code, stderr) = wait_or_kill(child, name);
+        feeder.join().unwrap();
+        assert_eq!(code, Some(1), "{name}: {stderr}");
+        assert_eq!(stderr, "", "{name}");
+    }
+}
+
+#[test]
+fn each_line_is_answered_before_the_next_one_arrives() {
+    let (dir, lines) = setup();
+    for (name, line) in lines {
+        let mut child = program(dir.path(), name)
+            .arg("-c")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, statuses) = mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for status in stdout.lines() {
+                if sender.send(status.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        for _ in 0..3 {
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            match statuses.recv_timeout(DEADLINE) {
+                Ok(status) => assert_eq!(status, "f: OK", "{name}"),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("{name}: no status while the manifest stays open: {e}");
+                }
+            }
+        }
+        drop(stdin);
+        let (code, stderr) = wait_or_kill(child, name);
+        reader.join().unwrap();
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "{name}");
+    }
+}
+
+/// Lines before a failed read of the manifest are checked and reported; the failure ends that
+/// manifest without its summary, as coreutils ends it (a directory read as a manifest fails
+/// at once).
+#[test]
+fn a_manifest_that_cannot_be_read_is_a_read_error() {
+    let (dir, _) = setup();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    let output = program(dir.path(), "sha256sum")
+        .args(["-c", "d"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "{}: d: read error\n",
+            dir.path().join("sha256sum").display()
+        )
+    );
+}
