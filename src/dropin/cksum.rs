@@ -2,7 +2,7 @@
 //! md5sum's, and how each decides its algorithm, digest length and line format.
 
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
-use crate::format::manifest::Retag;
+use crate::format::manifest::{Retag, CKSUM_TAGS};
 use crate::kernels::Algorithm;
 
 const LENGTH: GnuOption = GnuOption {
@@ -279,12 +279,6 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
     })
 }
 
-/// cksum's tag for each of [`CKSUM_NAMES`].
-const CKSUM_TAGS: &[&str] = &[
-    "BSD", "SYSV", "CRC", "CRC32B", "MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA2",
-    "SHA3", "BLAKE2b", "SM3",
-];
-
 /// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
 /// digits, nothing after; a number too large for the integer is clamped quietly to the
 /// maximum (which the checks after refuse with their own message). None when not given.
@@ -410,4 +404,17 @@ This is fasthash {version} running as {own}.
 ",
         text.replace("PROGRAM", program)
     ))
+}
+
+#[cfg(test)]
+mod tags {
+    use super::{CKSUM_NAMES, CKSUM_TAGS};
+
+    #[test]
+    fn each_name_has_its_tag_in_the_same_place() {
+        assert_eq!(CKSUM_NAMES.len(), CKSUM_TAGS.len());
+        for (name, tag) in CKSUM_NAMES.iter().zip(CKSUM_TAGS) {
+            assert!(name.eq_ignore_ascii_case(tag), "{name} against {tag}");
+        }
+    }
 }

@@ -159,11 +159,18 @@ fn read_number(text: &[u8]) -> (Option<u64>, &[u8]) {
     (number, &text[digits..])
 }
 
+/// Writes to standard error, as xxhsum does: a failed write is ignored (xxhsum's exit status
+/// does not depend on it), never a panic.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 fn version(exe_name: &str) -> u8 {
-    eprintln!(
-        "{exe_name} 0.8.3 (fasthash {}), xxHash's XXH32, XXH64, XXH3 and XXH128",
+    say(&format!(
+        "{exe_name} 0.8.3 (fasthash {}), xxHash's XXH32, XXH64, XXH3 and XXH128\n",
         env!("CARGO_PKG_VERSION")
-    );
+    ));
     0
 }
 
@@ -193,20 +200,18 @@ fn usage(exe_name: &str, advanced: bool) -> u8 {
              The benchmark (-b) is not part of fasthash's xxhsum; run `fasthash bench`.\n",
         );
     }
-    eprint!("{text}");
+    say(&text);
     0
 }
 
 fn bad_usage(exe_name: &str) -> u8 {
-    eprint!("Wrong parameters\n\n");
+    say("Wrong parameters\n\n");
     usage(exe_name, false);
     1
 }
 
 fn benchmark_refused() -> u8 {
-    eprintln!(
-        "xxhsum: the benchmark (-b) is not offered here; `fasthash bench` measures every algorithm"
-    );
+    say("xxhsum: the benchmark (-b) is not offered here; `fasthash bench` measures every algorithm\n");
     1
 }
 

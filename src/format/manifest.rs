@@ -83,8 +83,9 @@ pub enum Retag {
     Sha2Family,
 }
 
-/// cksum's tags, as its `-c` recognizes them at the start of a line.
-const CKSUM_TAGS: &[&str] = &[
+/// cksum's tags, as its `-c` recognizes them at the start of a line, one for each name its
+/// `-a` takes (in the same order as `dropin::cksum`'s list of names).
+pub(crate) const CKSUM_TAGS: &[&str] = &[
     "BSD", "SYSV", "CRC", "CRC32B", "MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA2",
     "SHA3", "BLAKE2b", "SM3",
 ];

@@ -258,7 +258,7 @@ pub fn set_program_name(name: &str) {
 
 fn warn(message: &str) {
     let program = PROGRAM.get().map_or("fasthash", String::as_str);
-    eprintln!("{program}: warning: {message}");
+    crate::report::write_stderr(format!("{program}: warning: {message}\n").as_bytes());
 }
 
 /// `engine` if it passes its self-check, else the portable engine, after one warning.
