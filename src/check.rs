@@ -11,8 +11,9 @@ use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOp
 use crate::format::quote::quote_name;
 use crate::io::lines::LineReader;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
-use crate::io::read::{hash_input, ReadOptions};
+use crate::io::read::{hash_input, hash_inputs, ReadOptions};
 use crate::io::Input;
+use crate::kernels::engine;
 use crate::kernels::{Algorithm, Digest};
 use crate::report::Reporter;
 use std::ffi::OsStr;
@@ -86,7 +87,20 @@ pub(crate) fn verify(
     input: &Input,
     options: &ReadOptions,
 ) -> io::Result<Option<Algorithm>> {
-    for &algorithm in std::iter::once(&entry.algorithm).chain(entry.fallbacks) {
+    let digest: Digest = hash_input(input, entry.algorithm, options)?;
+    if digest == entry.expected {
+        return Ok(Some(entry.algorithm));
+    }
+    verify_fallbacks(entry, input, options)
+}
+
+/// After a mismatch under the line's algorithm: the first of its fallbacks the file matches.
+fn verify_fallbacks(
+    entry: &Entry,
+    input: &Input,
+    options: &ReadOptions,
+) -> io::Result<Option<Algorithm>> {
+    for &algorithm in entry.fallbacks {
         let digest: Digest = hash_input(input, algorithm, options)?;
         if digest == entry.expected {
             return Ok(Some(algorithm));
@@ -236,38 +250,85 @@ fn check_batch(
     } else {
         config.threads
     };
+    // Runs of lines as long as a hashing batch of the first line's algorithm (one line where
+    // its engine has no lanes): a run's files of one algorithm go through the lanes together,
+    // as `-r` hashes them.
+    let batch = items
+        .iter()
+        .find_map(|item| match &item.line {
+            Line::Entry(entry) => Some(engine::chosen(entry.algorithm).batch_size()),
+            _ => None,
+        })
+        .unwrap_or(1);
     let mut write_result = Ok(());
     for_each_ordered(
-        items.iter(),
+        items.chunks(batch),
         threads,
-        |item| match (&item.line, &item.target) {
-            (Line::Entry(entry), Some(input)) => {
-                Outcome::Verified(verify(entry, input, &config.read))
-            }
-            _ => Outcome::NotChecked,
-        },
-        |_, item, outcome| {
-            let result = report_line(
-                config,
-                manifest_name,
-                item.line_number,
-                item.type_name,
-                &item.line,
-                outcome,
-                tally,
-                out,
-                reporter,
-            );
-            match result {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
+        |run| verify_run(run, &config.read),
+        |_, run, outcomes| {
+            for (item, outcome) in run.iter().zip(outcomes) {
+                let result = report_line(
+                    config,
+                    manifest_name,
+                    item.line_number,
+                    item.type_name,
+                    &item.line,
+                    outcome,
+                    tally,
+                    out,
+                    reporter,
+                );
+                if let Err(e) = result {
                     write_result = Err(e);
-                    ControlFlow::Break(())
+                    return ControlFlow::Break(());
                 }
             }
+            ControlFlow::Continue(())
         },
     );
     write_result
+}
+
+/// Verifies a run of lines: the files of the lines of each algorithm hashed together (side by
+/// side where the engine has lanes); a line that did not match is then tried under its
+/// fallbacks one by one, as [`verify`] does.
+fn verify_run(run: &[Item], options: &ReadOptions) -> Vec<Outcome> {
+    let mut outcomes: Vec<Option<Outcome>> = run.iter().map(|_| None).collect();
+    let mut algorithms: Vec<Algorithm> = Vec::new();
+    for item in run {
+        match (&item.line, &item.target) {
+            (Line::Entry(entry), Some(_)) if !algorithms.contains(&entry.algorithm) => {
+                algorithms.push(entry.algorithm)
+            }
+            _ => {}
+        }
+    }
+    for algorithm in algorithms {
+        let lines: Vec<(usize, &Entry, &Input)> = run
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| match (&item.line, &item.target) {
+                (Line::Entry(entry), Some(input)) if entry.algorithm == algorithm => {
+                    Some((index, entry, input))
+                }
+                _ => None,
+            })
+            .collect();
+        let inputs: Vec<&Input> = lines.iter().map(|(_, _, input)| *input).collect();
+        let digests = hash_inputs(&inputs, algorithm, options);
+        for ((index, entry, input), digest) in lines.into_iter().zip(digests) {
+            let verdict = match digest {
+                Ok(digest) if digest == entry.expected => Ok(Some(algorithm)),
+                Ok(_) => verify_fallbacks(entry, input, options),
+                Err(error) => Err(error),
+            };
+            outcomes[index] = Some(Outcome::Verified(verdict));
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|outcome| outcome.unwrap_or(Outcome::NotChecked))
+        .collect()
 }
 
 /// One manifest line that counts: what it says, and the file it names.

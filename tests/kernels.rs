@@ -434,11 +434,13 @@ fn many_files_side_by_side_match_coreutils() {
     let laned = fast_engines()
         .into_iter()
         .filter(|engine| engine.lanes.is_some());
+    let mut manifests = Vec::new();
     for engine in laned {
         let algorithm = engine.algorithm;
         let forced = format!("{algorithm}={}", engine.kernel.name());
         let fast = run(algorithm, &forced);
         let portable = run(algorithm, "portable");
+        manifests.push((algorithm, forced.clone(), portable.stdout.clone()));
         assert_eq!(fast.status.code(), Some(1), "{forced}");
         assert_eq!(
             String::from_utf8_lossy(&fast.stdout),
@@ -457,6 +459,54 @@ fn many_files_side_by_side_match_coreutils() {
                 String::from_utf8_lossy(&fast.stdout),
                 String::from_utf8_lossy(&theirs.stdout),
                 "{forced} against {coreutils}"
+            );
+        }
+    }
+    // The same files checked against those manifests after three of them changed (a byte, a
+    // truncation, a removal): `--check` hashes its lines side by side too, and must report
+    // what the portable engine and coreutils report, line for line.
+    let mut changed = std::fs::read(root.join("f003")).unwrap();
+    let middle = changed.len() / 2;
+    changed[middle] ^= 1;
+    std::fs::write(root.join("f003"), changed).unwrap();
+    let truncated = std::fs::read(root.join("f007")).unwrap();
+    std::fs::write(root.join("f007"), &truncated[..truncated.len() / 2]).unwrap();
+    std::fs::remove_file(root.join("f011")).unwrap();
+    for (algorithm, forced, manifest) in manifests {
+        let sums = dir.path().join(format!("SUMS-{algorithm}"));
+        std::fs::write(&sums, manifest).unwrap();
+        let check = |kernel: &str| {
+            fasthash()
+                .current_dir(dir.path())
+                .env(detect::FORCE_VARIABLE, kernel)
+                .args(["-a", algorithm.name(), "-c"])
+                .arg(&sums)
+                .output()
+                .unwrap()
+        };
+        let fast = check(&forced);
+        let portable = check("portable");
+        assert_eq!(fast.status.code(), Some(1), "{forced} -c");
+        assert_eq!(
+            String::from_utf8_lossy(&fast.stdout),
+            String::from_utf8_lossy(&portable.stdout),
+            "{forced} -c"
+        );
+        assert_eq!(fast.stderr, portable.stderr, "{forced} -c");
+        let stdout = String::from_utf8_lossy(&fast.stdout);
+        assert_eq!(stdout.lines().count(), 150, "{forced} -c");
+        assert_eq!(stdout.matches(": OK\n").count(), 147, "{forced} -c");
+        let coreutils = format!("{algorithm}sum");
+        if let Ok(theirs) = std::process::Command::new(&coreutils)
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg(&sums)
+            .output()
+        {
+            assert_eq!(
+                stdout,
+                String::from_utf8_lossy(&theirs.stdout),
+                "{forced} -c against {coreutils} -c"
             );
         }
     }
