@@ -458,7 +458,8 @@ fn every_length_to_4161_in_one_call() {
     for (tier, algorithms) in tiers() {
         for &which in &algorithms {
             check(tier.as_ref(), which, &messages, "lengths ascending");
-            check(tier.as_ref(), which, &reversed, "lengths descending");
+            // Pulled once is enough: the pulled path differs only in where blocks come from.
+            check_in_memory(tier.as_ref(), which, &reversed, "lengths descending");
         }
     }
 }
