@@ -94,6 +94,27 @@ fn wait_or_kill(mut child: Child, what: &str) -> (Option<i32>, String) {
     }
 }
 
+/// `name -c` on an endless manifest of `line`, its output to `stdout`: its exit code and
+/// standard error.
+fn check_endless(
+    dir: &Path,
+    name: &str,
+    line: String,
+    stdout: impl Into<Stdio>,
+) -> (Option<i32>, String) {
+    let mut child = program(dir, name)
+        .arg("-c")
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let feeder = feed_forever(&mut child, line);
+    let result = wait_or_kill(child, name);
+    feeder.join().unwrap();
+    result
+}
+
 #[test]
 fn an_endless_manifest_ends_with_a_write_error_when_output_is_full() {
     let (dir, lines) = setup();
@@ -102,16 +123,7 @@ fn an_endless_manifest_ends_with_a_write_error_when_output_is_full() {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let mut child = program(dir.path(), name)
-            .arg("-c")
-            .stdin(Stdio::piped())
-            .stdout(full)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let feeder = feed_forever(&mut child, line);
-        let (code, stderr) = wait_or_kill(child, name);
-        feeder.join().unwrap();
+        let (code, stderr) = check_endless(dir.path(), name, line, full);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         // The program is named as it was called (a path, for the links).
         let wanted = format!("{name}: write error: No space left on device\n");
@@ -128,16 +140,7 @@ fn an_endless_manifest_ends_quietly_when_the_reader_goes_away() {
     for (name, line) in lines {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let mut child = program(dir.path(), name)
-            .arg("-c")
-            .stdin(Stdio::piped())
-            .stdout(writer)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let feeder = feed_forever(&mut child, line);
-        let (code, stderr) = wait_or_kill(child, name);
-        feeder.join().unwrap();
+        let (code, stderr) = check_endless(dir.path(), name, line, writer);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         assert_eq!(stderr, "", "{name}");
     }

@@ -161,6 +161,7 @@ impl<'a> Source<'a> for InMemory<'a> {
         Some(self.0[index])
     }
     fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> Result<(), Infallible> {
+        // Never called: every message is in memory. Copies as `Slices` does, were it ever.
         let at = at as usize;
         out.copy_from_slice(&self.0[index][at..at + out.len()]);
         Ok(())
