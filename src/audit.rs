@@ -5,7 +5,7 @@
 //! line, not two. Lines come in manifest order, then the new files in walk order; a summary
 //! on standard error counts each kind; any NEW, MISSING, MOVED or FAILED fails the run.
 
-use crate::config::Config;
+use crate::config::Audit;
 use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::quote::quote_name;
@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What became of one file.
 #[derive(Debug, PartialEq, Eq)]
@@ -49,13 +49,9 @@ impl Status {
     }
 }
 
-/// Audits `tree` against the manifests of `config.inputs`.
-pub fn run(
-    config: &Config,
-    tree: &Path,
-    out: &mut (impl Write + Send),
-    reporter: &Reporter,
-) -> ExitStatus {
+/// Audits the tree against the manifests.
+pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+    let tree = audit.tree.as_path();
     if let Err(source) = std::fs::metadata(tree).and_then(|m| {
         if m.is_dir() {
             Ok(())
@@ -71,16 +67,13 @@ pub fn run(
     }
     let mut entries: Vec<Entry> = Vec::new();
     let mut improper = 0u64;
-    let terminator = if config.style.zero_terminated {
-        b'\0'
-    } else {
-        b'\n'
-    };
-    for manifest in &config.inputs {
+    let check = &audit.check;
+    let terminator = if check.zero_terminated { b'\0' } else { b'\n' };
+    for manifest in &check.manifests {
         // Every entry is kept (the walk is compared against all of them), but not the text.
         let read = crate::io::line_reader(manifest, terminator, true).and_then(|mut lines| {
             let mut parser = LineParser::new(ParseOptions {
-                algorithm: config.algorithm,
+                algorithm: check.algorithm,
                 extensions: true,
                 manifest_is_stdin: *manifest == Input::Stdin,
                 any_length: false,
@@ -105,7 +98,7 @@ pub fn run(
 
     // The files the manifests do not list, in walk order.
     let listed: HashSet<Vec<u8>> = entries.iter().map(|e| normalized(&e.name)).collect();
-    let mut walk = config.walk.clone();
+    let mut walk = audit.walk.clone();
     walk.recursive = true;
     let mut walk_failures = Vec::new();
     let new_files: Vec<Vec<u8>> = expand(vec![Input::Path(tree.to_path_buf())], walk)
@@ -126,7 +119,7 @@ pub fn run(
     let listed_results: Vec<Status> = entries
         .par_iter()
         .map(
-            |entry| match crate::check::verify(entry, &path_input(&entry.name), &config.read) {
+            |entry| match crate::check::verify(entry, &path_input(&entry.name), &check.run.read) {
                 Ok(Some(_)) => Status::Ok,
                 Ok(None) => Status::Failed,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Status::Missing,
@@ -160,7 +153,7 @@ pub fn run(
             missing_algorithms
                 .iter()
                 .filter_map(|&algorithm| {
-                    hash_input(&path_input(name), algorithm, &config.read)
+                    hash_input(&path_input(name), algorithm, &check.run.read)
                         .ok()
                         .map(|digest| (algorithm, digest))
                 })
@@ -227,7 +220,7 @@ pub fn run(
             .zip(new_statuses)
             .filter(|(_, status)| *status == Status::New),
     );
-    let mut all_good = walk_failures.is_empty() && !(config.check.strict && improper > 0);
+    let mut all_good = walk_failures.is_empty() && !(check.options.strict && improper > 0);
     for (name, status) in &report {
         count(match status {
             Status::Unreadable(_) => "unreadable",
@@ -244,13 +237,13 @@ pub fn run(
             written = reporter.message_after(out, &text);
         }
         if written.is_ok() {
-            written = write_status(config, out, name, status);
+            written = write_status(audit, out, name, status);
         }
     }
-    if written.is_ok() && !config.check.status {
+    if written.is_ok() && !check.options.status {
         let mut summary = quote_name(
-            config
-                .inputs
+            check
+                .manifests
                 .first()
                 .map_or(&b"-"[..], |input| input.name_bytes()),
         );
@@ -272,16 +265,16 @@ pub fn run(
 /// One status line: `NAME: STATUS` (`NAME: MOVED from OLD`), or with `--json` an object.
 /// `--quiet` leaves out the OK lines, `--status` every line.
 fn write_status(
-    config: &Config,
+    audit: &Audit,
     out: &mut impl Write,
     name: &[u8],
     status: &Status,
 ) -> io::Result<()> {
-    let options = &config.check;
+    let options = &audit.check.options;
     if options.status || (options.quiet && *status == Status::Ok) {
         return Ok(());
     }
-    if config.audit_json {
+    if audit.json {
         let mut object = serde_json::Map::new();
         insert_name(&mut object, "name", name);
         object.insert("status".into(), status.word().into());

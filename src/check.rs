@@ -4,8 +4,7 @@
 //! of the lines at hand hashed in parallel, and the results reported in manifest order: `NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or
 //! read`, then the summary warnings in coreutils' fixed order.
 
-use crate::cli::Personality;
-use crate::config::{CheckOptions, Config};
+use crate::config::{Check, CheckDialect, CheckOptions};
 use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
 use crate::format::quote::quote_name;
@@ -22,16 +21,13 @@ use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-pub fn run(config: &Config, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
-    if config.personality == Personality::B3sum {
-        return run_b3sum(config, out, reporter);
-    }
-    if let Some(tree) = &config.audit_tree {
-        return crate::audit::run(config, tree, out, reporter);
+pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+    if check.dialect == CheckDialect::B3sum {
+        return run_b3sum(check, out, reporter);
     }
     let mut all_verified = true;
-    for manifest in &config.inputs {
-        match check_manifest(config, manifest, out, reporter) {
+    for manifest in &check.manifests {
+        match check_manifest(check, manifest, out, reporter) {
             Ok(verified) => all_verified &= verified,
             Err(e) if is_broken_pipe(&e) => return ExitStatus::Failure,
             Err(e) => {
@@ -121,7 +117,7 @@ const BATCH_LINES: usize = 4096;
 /// side by side and reported in manifest order, and standard output is flushed before the
 /// reader waits again, so every line's status is out before the next line is needed.
 fn check_manifest(
-    config: &Config,
+    check: &Check,
     manifest: &Input,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
@@ -136,12 +132,8 @@ fn check_manifest(
         text.extend_from_slice(b": read error");
         text
     };
-    let extensions = config.personality == Personality::Fasthash;
-    let terminator = if config.style.zero_terminated {
-        b'\0'
-    } else {
-        b'\n'
-    };
+    let extensions = check.dialect == CheckDialect::Fasthash;
+    let terminator = if check.zero_terminated { b'\0' } else { b'\n' };
     let source: Box<dyn Read> = match manifest {
         Input::Stdin => match crate::io::stdin() {
             Ok(stdin) => Box::new(stdin),
@@ -166,12 +158,12 @@ fn check_manifest(
     };
     let mut lines = LineReader::new(source, terminator, extensions);
     let mut parser = LineParser::new(ParseOptions {
-        algorithm: config.algorithm,
+        algorithm: check.algorithm,
         extensions,
         manifest_is_stdin: *manifest == Input::Stdin,
-        any_length: config.check_any_length,
+        any_length: check.any_length,
     })
-    .with_type_name(config.check_type_name, config.check_retag);
+    .with_type_name(check.type_name, check.retag);
 
     let mut tally = Tally::default();
     let mut line_number = 0;
@@ -181,7 +173,7 @@ fn check_manifest(
             out.flush()?;
         }
         match lines.read_line() {
-            Ok(Some(text)) => batch.extend(item(config, &mut parser, &mut line_number, text)),
+            Ok(Some(text)) => batch.extend(item(check, &mut parser, &mut line_number, text)),
             Ok(None) => break,
             Err(_) => {
                 reporter.message_after(out, &read_error())?;
@@ -192,14 +184,14 @@ fn check_manifest(
             let Some(text) = lines.buffered_line() else {
                 break;
             };
-            batch.extend(item(config, &mut parser, &mut line_number, text));
+            batch.extend(item(check, &mut parser, &mut line_number, text));
         }
-        check_batch(config, manifest_name, &batch, &mut tally, out, reporter)?;
+        check_batch(check, manifest_name, &batch, &mut tally, out, reporter)?;
         batch.clear();
     }
-    report_summary(config, manifest_name, &tally, out, reporter)?;
+    report_summary(check, manifest_name, &tally, out, reporter)?;
 
-    let options = &config.check;
+    let options = &check.options;
     Ok(tally.properly_formatted
         && tally.mismatched == 0
         && tally.unreadable == 0
@@ -210,7 +202,7 @@ fn check_manifest(
 /// Parses the next manifest line: the line to check or report, or `None` for one that does not
 /// count (empty, a comment, or a file the walk filters leave out).
 fn item(
-    config: &Config,
+    check: &Check,
     parser: &mut LineParser,
     line_number: &mut usize,
     text: &[u8],
@@ -223,7 +215,7 @@ fn item(
         Line::Improper => None,
     };
     if let Some(Input::Path(path)) = &target {
-        if !config.walk.filter.selects_listed(path) {
+        if !check.filter.selects_listed(path) {
             return None;
         }
     }
@@ -237,7 +229,7 @@ fn item(
 
 /// Verifies a batch of lines, their files hashed side by side, and reports them in order.
 fn check_batch(
-    config: &Config,
+    check: &Check,
     manifest_name: &[u8],
     items: &[Item],
     tally: &mut Tally,
@@ -248,7 +240,7 @@ fn check_batch(
     let threads = if must_run_in_order(items.iter().filter_map(|i| i.target.as_ref())) {
         1
     } else {
-        config.threads
+        check.run.threads
     };
     // Runs of lines as long as a hashing batch of the first line's algorithm (one line where
     // its engine has no lanes): a run's files of one algorithm go through the lanes together,
@@ -264,11 +256,11 @@ fn check_batch(
     for_each_ordered(
         items.chunks(batch),
         threads,
-        |run| verify_run(run, &config.read),
+        |run| verify_run(run, &check.run.read),
         |_, run, outcomes| {
             for (item, outcome) in run.iter().zip(outcomes) {
                 let result = report_line(
-                    config,
+                    check,
                     manifest_name,
                     item.line_number,
                     item.type_name,
@@ -350,7 +342,7 @@ fn input_for(name: &[u8]) -> Input {
 
 #[allow(clippy::too_many_arguments)]
 fn report_line(
-    config: &Config,
+    check: &Check,
     manifest_name: &[u8],
     line_number: usize,
     type_name: Option<&'static str>,
@@ -360,7 +352,7 @@ fn report_line(
     out: &mut impl Write,
     reporter: &Reporter,
 ) -> io::Result<()> {
-    let options: &CheckOptions = &config.check;
+    let options: &CheckOptions = &check.options;
     match (line, outcome) {
         (Line::Improper, _) => {
             tally.improperly_formatted += 1;
@@ -394,7 +386,7 @@ fn report_line(
                 }
                 Ok(Some(matched)) => {
                     tally.matched_any = true;
-                    if config.debug && matched != entry.algorithm {
+                    if check.run.debug && matched != entry.algorithm {
                         // Only an untagged line has fallbacks; say which reading matched.
                         let mut text = quote_name(&entry.name);
                         text.extend_from_slice(
@@ -449,7 +441,7 @@ fn plural(count: u64, one: &str, many: &str) -> String {
 }
 
 fn report_summary(
-    config: &Config,
+    check: &Check,
     manifest_name: &[u8],
     tally: &Tally,
     out: &mut impl Write,
@@ -466,7 +458,7 @@ fn report_summary(
             out,
             &with_manifest(": no properly formatted checksum lines found"),
         )?;
-    } else if !config.check.status {
+    } else if !check.options.status {
         if tally.improperly_formatted > 0 {
             let text = plural(
                 tally.improperly_formatted,
@@ -491,7 +483,7 @@ fn report_summary(
             );
             reporter.message_after(out, text.as_bytes())?;
         }
-        if config.check.ignore_missing && !tally.matched_any {
+        if check.options.ignore_missing && !tally.matched_any {
             reporter.message_after(out, &with_manifest(": no file was verified"))?;
         }
     }
@@ -504,9 +496,9 @@ fn report_summary(
 /// (REASON)`, on stdout) or does not match. One warning at the end counts all of them. A
 /// checkfile that cannot be opened, or a line that is not UTF-8, ends the run there with
 /// `Error: REASON` and no warning, as b3sum's `main` returning its error does.
-fn run_b3sum(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
     let mut failed: u64 = 0;
-    let outcome = check_b3sum_files(config, out, reporter, &mut failed);
+    let outcome = check_b3sum_files(check, out, reporter, &mut failed);
     match outcome.and_then(|fatal| out.flush().map(|()| fatal)) {
         Ok(None) if failed == 0 => ExitStatus::Success,
         Ok(None) => {
@@ -532,12 +524,12 @@ fn run_b3sum(config: &Config, out: &mut impl Write, reporter: &Reporter) -> Exit
 /// The checkfiles of `b3sum -c`, in order, counting failures in `failed`: `Ok(Some(reason))`
 /// for an error that ends the run, `Err` for a failed write to standard output.
 fn check_b3sum_files(
-    config: &Config,
+    check: &Check,
     out: &mut impl Write,
     reporter: &Reporter,
     failed: &mut u64,
 ) -> io::Result<Option<String>> {
-    for checkfile in &config.inputs {
+    for checkfile in &check.manifests {
         // Read as a stream, each line checked and its status written before the next is read.
         let mut lines = match crate::io::line_reader(checkfile, b'\n', false) {
             Ok(lines) => lines,
@@ -564,13 +556,13 @@ fn check_b3sum_files(
                 }
             };
             let input = Input::Path(PathBuf::from(&parsed.path));
-            match hash_input(&input, Algorithm::Blake3, &config.read) {
+            match hash_input(&input, Algorithm::Blake3, &check.run.read) {
                 Err(e) => {
                     *failed += 1;
                     writeln!(out, "{}: FAILED ({e})", parsed.shown)?;
                 }
                 Ok(digest) if digest == parsed.expected => {
-                    if !config.check.quiet {
+                    if !check.options.quiet {
                         writeln!(out, "{}: OK", parsed.shown)?;
                     }
                 }

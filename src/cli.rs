@@ -19,6 +19,25 @@ pub enum Personality {
     B3sum,
 }
 
+/// Who is speaking: the program being imitated, and its name in messages. Decided once, from
+/// `argv[0]`, and carried by the configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invocation {
+    pub personality: Personality,
+    /// The program's name in messages (see [`Personality::message_name`]).
+    pub program: String,
+}
+
+impl Invocation {
+    pub fn from_argv0(argv0: Option<&OsString>) -> Invocation {
+        let personality = Personality::from_argv0(argv0);
+        Invocation {
+            personality,
+            program: personality.message_name(argv0),
+        }
+    }
+}
+
 const COREUTILS_NAMES: &[(&str, Algorithm)] = &[
     ("md5sum", Algorithm::Md5),
     ("sha1sum", Algorithm::Sha1),

@@ -2,8 +2,9 @@
 //! conflicting combination rejected with coreutils' own wording.
 
 use crate::bench::BenchOptions;
-use crate::cli::{B3sumCli, BenchCli, Cli, GnuParse, Personality};
+use crate::cli::{B3sumCli, BenchCli, Cli, GnuParse, Invocation, Personality};
 use crate::error::Error;
+use crate::format::manifest::Retag;
 use crate::format::s3::S3Format;
 use crate::format::{DigestEncoding, LineStyle};
 use crate::io::parallel::default_threads;
@@ -17,18 +18,163 @@ use crate::kernels::S3ChecksumType;
 use crate::s3::{part_limits_error, Preset, Upload};
 use clap::Parser;
 use std::ffi::OsString;
+use std::path::PathBuf;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Hash,
-    Check,
-    /// `--verify-s3 JSON FILE`.
-    VerifyS3,
-    /// `--merge FILE...`: shard manifests into one.
-    Merge,
+/// A validated command line: who is speaking, and what to do.
+#[derive(Debug)]
+pub struct Config {
+    pub invocation: Invocation,
+    pub mode: Mode,
 }
 
-/// What the S3 options ask for.
+/// What the command line asks for, each mode with exactly the data it needs.
+#[derive(Debug)]
+pub enum Mode {
+    /// Digest lines, one a file.
+    Hash(Hash),
+    /// Amazon S3's values instead of digest lines (the S3 options).
+    S3Values(S3Values),
+    /// `--check`: verify manifests.
+    Check(Check),
+    /// `--check --tree DIR`: audit a tree against manifests.
+    Audit(Audit),
+    /// `--verify-s3 JSON FILE`.
+    VerifyS3(VerifyS3),
+    /// `--merge FILE...`: shard manifests into one.
+    Merge(Merge),
+    /// `fasthash bench`.
+    Bench(BenchOptions),
+    /// Text to print and leave: `--help`/`--version` of a coreutils name, `--list-kernels`,
+    /// `--generate`.
+    Print(String),
+    /// b3sum's keyed, derived-key or extended output (`crate::dropin::b3sum`).
+    B3sumExtended(Box<B3sumCli>),
+}
+
+/// What every mode that reads files shares: how they are read, and on how many threads.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub threads: usize,
+    pub read: ReadOptions,
+    /// `--debug`: name the kernels on standard error before hashing.
+    pub debug: bool,
+    /// `--cache FILE`: digests remembered across runs.
+    pub cache: Option<PathBuf>,
+}
+
+/// The files to hash: operands expanded by the walk, or the names of a list.
+#[derive(Clone, Debug)]
+pub struct Files {
+    pub inputs: Vec<Input>,
+    /// `--files-from` / `--files0-from`: the inputs are the names in this list.
+    pub names_from: Option<NameList>,
+    pub walk: WalkOptions,
+    pub progress: ProgressChoice,
+}
+
+#[derive(Debug)]
+pub struct Hash {
+    pub algorithm: Algorithm,
+    pub style: LineStyle,
+    /// `--shard K/N`: hash only this part of the inputs.
+    pub shard: Option<Shard>,
+    pub files: Files,
+    pub run: RunSettings,
+}
+
+#[derive(Debug)]
+pub struct S3Values {
+    pub algorithm: Algorithm,
+    pub options: S3Options,
+    pub with_names: bool,
+    pub zero_terminated: bool,
+    pub files: Files,
+    pub run: RunSettings,
+}
+
+/// Whose rules a manifest is read and reported by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckDialect {
+    /// coreutils' lines and messages, nothing more.
+    Coreutils,
+    /// coreutils' plus fasthash's extensions (other tags, NUL-terminated manifests).
+    Fasthash,
+    /// b3sum's own rules and words.
+    B3sum,
+}
+
+#[derive(Debug)]
+pub struct Check {
+    pub manifests: Vec<Input>,
+    /// Set by `-a` or by the drop-in name; `None` lets each line decide.
+    pub algorithm: Option<Algorithm>,
+    pub options: CheckOptions,
+    pub dialect: CheckDialect,
+    /// `-z`: manifest lines end with NUL.
+    pub zero_terminated: bool,
+    /// `b2sum -c` and `cksum -c` without `-l`: each line's length picks the family's member.
+    pub any_length: bool,
+    /// The algorithm `--check --warn` names in its malformed-line message, and how cksum
+    /// changes it line by line.
+    pub type_name: Option<&'static str>,
+    pub retag: Retag,
+    /// `--exclude`/`--include`: the listed files to check.
+    pub filter: Filter,
+    pub run: RunSettings,
+}
+
+#[derive(Debug)]
+pub struct Audit {
+    pub tree: PathBuf,
+    /// `--json`: the statuses as JSON lines.
+    pub json: bool,
+    /// How the tree is walked (`-L`, the filters).
+    pub walk: WalkOptions,
+    pub check: Check,
+}
+
+#[derive(Debug)]
+pub struct VerifyS3 {
+    /// The JSON that S3 printed.
+    pub json: PathBuf,
+    pub file: PathBuf,
+    pub run: RunSettings,
+}
+
+#[derive(Debug)]
+pub struct Merge {
+    pub shards: Vec<Input>,
+    pub run: RunSettings,
+}
+
+impl Mode {
+    /// The settings of a mode that reads files.
+    pub fn run_settings(&self) -> Option<&RunSettings> {
+        match self {
+            Mode::Hash(hash) => Some(&hash.run),
+            Mode::S3Values(values) => Some(&values.run),
+            Mode::Check(check) => Some(&check.run),
+            Mode::Audit(audit) => Some(&audit.check.run),
+            Mode::VerifyS3(verify) => Some(&verify.run),
+            Mode::Merge(merge) => Some(&merge.run),
+            Mode::Bench(_) | Mode::Print(_) | Mode::B3sumExtended(_) => None,
+        }
+    }
+
+    /// The algorithm the command line fixed, if it fixed one (`--check` may learn it line by
+    /// line).
+    pub fn algorithm(&self) -> Option<Algorithm> {
+        match self {
+            Mode::Hash(hash) => Some(hash.algorithm),
+            Mode::S3Values(values) => Some(values.algorithm),
+            Mode::Check(check) => check.algorithm,
+            Mode::Audit(audit) => audit.check.algorithm,
+            _ => None,
+        }
+    }
+}
+
+/// What S3 options ask for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct S3Options {
     pub format: S3Format,
@@ -55,45 +201,6 @@ pub struct CheckOptions {
     pub warn: bool,
 }
 
-#[derive(Debug)]
-pub struct Config {
-    pub personality: Personality,
-    /// The program's name in messages (see `Personality::message_name`).
-    pub program: String,
-    pub mode: Mode,
-    /// Set by `-a` or by the drop-in name; `None` lets `--check` decide per line.
-    pub algorithm: Option<Algorithm>,
-    pub style: LineStyle,
-    pub check: CheckOptions,
-    pub inputs: Vec<Input>,
-    pub threads: usize,
-    pub read: ReadOptions,
-    pub walk: WalkOptions,
-    /// `--files-from` / `--files0-from`: the inputs are the names in this list.
-    pub names_from: Option<NameList>,
-    pub progress: ProgressChoice,
-    /// `--debug`: name the kernels on standard error before hashing.
-    pub debug: bool,
-    /// Set by the S3 options: hash mode prints S3's values instead of digest lines.
-    pub s3: Option<S3Options>,
-    /// `--verify-s3`: the JSON that S3 printed.
-    pub verify_s3: Option<std::path::PathBuf>,
-    /// `--shard K/N`: hash only this part of the inputs.
-    pub shard: Option<Shard>,
-    /// `--check --tree DIR`: audit DIR against the manifests.
-    pub audit_tree: Option<std::path::PathBuf>,
-    /// `--json` with `--tree`: the audit's statuses as JSON lines.
-    pub audit_json: bool,
-    /// `--cache FILE`: digests remembered across runs.
-    pub cache: Option<std::path::PathBuf>,
-    /// `b2sum -c` and `cksum -c` without `-l`: each line's length picks the family's member.
-    pub check_any_length: bool,
-    /// The algorithm `--check --warn` names in its malformed-line message, and how cksum
-    /// changes it line by line.
-    pub check_type_name: Option<&'static str>,
-    pub check_retag: crate::format::manifest::Retag,
-}
-
 /// Where `--files-from`/`--files0-from` read the names to hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NameList {
@@ -110,28 +217,25 @@ fn check_forced_kernels() -> Result<(), Error> {
     }
 }
 
-/// What the command line asks for: a run, or text to print and leave.
-pub enum Action {
-    Run(Box<Config>),
-    /// `--help` / `--version` of a coreutils drop-in name.
-    Print(String),
-    /// `fasthash bench`.
-    Bench(BenchOptions),
-    /// b3sum's keyed, derived-key or extended output (`crate::dropin::b3sum`).
-    B3sumExtended(Box<B3sumCli>),
+impl Config {
+    /// Parses and validates a whole command line, `args[0]` included, for the program
+    /// `invocation` names.
+    pub fn from_args(invocation: Invocation, args: Vec<OsString>) -> Result<Config, Error> {
+        let mode = Mode::from_args(&invocation, args)?;
+        Ok(Config { invocation, mode })
+    }
 }
 
-impl Config {
-    /// Parses and validates a whole command line, `args[0]` included.
-    pub fn from_args(args: Vec<OsString>) -> Result<Action, Error> {
-        let personality = Personality::from_argv0(args.first());
-        let program = personality.message_name(args.first());
+impl Mode {
+    fn from_args(invocation: &Invocation, args: Vec<OsString>) -> Result<Mode, Error> {
+        let personality = invocation.personality;
+        let program = &invocation.program;
         let cli = match personality {
             // `bench` is a command only as the first argument: `fasthash ./bench` hashes a file.
             Personality::Fasthash if args.get(1).is_some_and(|a| a == "bench") => {
                 let bench = BenchCli::parse_from(args.into_iter().skip(1));
                 check_forced_kernels()?;
-                return Ok(Action::Bench(BenchOptions {
+                return Ok(Mode::Bench(BenchOptions {
                     seconds: bench.seconds,
                     algorithms: bench.algorithm,
                 }));
@@ -140,7 +244,7 @@ impl Config {
             Personality::B3sum => {
                 let b3sum = B3sumCli::parse_from(args);
                 if b3sum.wants_extended_output() {
-                    return Ok(Action::B3sumExtended(Box::new(b3sum)));
+                    return Ok(Mode::B3sumExtended(Box::new(b3sum)));
                 }
                 b3sum.into_cli()
             }
@@ -149,44 +253,35 @@ impl Config {
                 algorithm,
             } => match crate::cli::parse_gnu(&args, &crate::dropin::cksum::options(own_name)) {
                 Ok(GnuParse::Run(cli)) => *cli,
-                Ok(GnuParse::Help) => {
-                    return Ok(Action::Print(coreutils_help(&program, algorithm)))
-                }
-                Ok(GnuParse::Version) => return Ok(Action::Print(coreutils_version(own_name))),
+                Ok(GnuParse::Help) => return Ok(Mode::Print(coreutils_help(program, algorithm))),
+                Ok(GnuParse::Version) => return Ok(Mode::Print(coreutils_version(own_name))),
                 Err(message) => return Err(Error::usage(message)),
             },
         };
         if cli.list_kernels {
             check_forced_kernels()?;
             let caps = crate::kernels::detect::Capabilities::get();
-            return Ok(Action::Print(crate::format::kernels::list(&caps)));
+            return Ok(Mode::Print(crate::format::kernels::list(&caps)));
         }
         if let Some(what) = &cli.generate {
             let text = crate::generate::generate(what)
                 .ok_or_else(|| Error::usage(format!("nothing to generate called '{what}'")))?;
-            return Ok(Action::Print(String::from_utf8_lossy(&text).into_owned()));
+            return Ok(Mode::Print(String::from_utf8_lossy(&text).into_owned()));
         }
         check_forced_kernels()?;
-        Config::from_cli(cli, personality, program).map(|config| Action::Run(Box::new(config)))
+        Mode::from_cli(cli, invocation)
     }
 
-    pub fn from_cli(cli: Cli, personality: Personality, program: String) -> Result<Config, Error> {
+    fn from_cli(cli: Cli, invocation: &Invocation) -> Result<Mode, Error> {
+        let personality = invocation.personality;
         validate_gnu_combinations(&cli, personality)?;
-        let mode = if cli.verify_s3.is_some() {
-            Mode::VerifyS3
-        } else if cli.merge {
-            Mode::Merge
-        } else if cli.check {
-            Mode::Check
-        } else {
-            Mode::Hash
-        };
+        let hashing = cli.verify_s3.is_none() && !cli.merge && !cli.check;
         let dropin = match personality {
             Personality::Coreutils { program: own, .. }
                 if matches!(own, "b2sum" | "cksum" | "sum") =>
             {
                 Some(
-                    crate::dropin::cksum::resolve(own, &program, &cli)
+                    crate::dropin::cksum::resolve(own, &invocation.program, &cli)
                         .map_err(|(message, try_help)| Error::Usage { message, try_help })?,
                 )
             }
@@ -198,35 +293,8 @@ impl Config {
             }
             Personality::Coreutils { algorithm, .. } => Some(algorithm),
             Personality::B3sum => Some(Algorithm::Blake3),
-            Personality::Fasthash => match (cli.algorithm, mode) {
-                (Some(algorithm), _) => Some(algorithm),
-                (None, Mode::Hash) => Some(Algorithm::Sha256),
-                (None, Mode::Check | Mode::VerifyS3 | Mode::Merge) => None,
-            },
-        };
-        let style = LineStyle {
-            tagged: dropin.as_ref().map_or(cli.tag, |d| d.tagged),
-            binary: cli.binary,
-            zero_terminated: cli.zero,
-            encoding: if cli.raw {
-                DigestEncoding::Raw
-            } else if cli.base64 {
-                DigestEncoding::Base64
-            } else {
-                DigestEncoding::Hex
-            },
-            // cksum and sum name the file beside a legacy checksum only when files were named.
-            with_names: !(cli.no_names
-                || (algorithm.is_some_and(|a| a.info().with_size) && cli.files.is_empty())),
-            lossy_names: personality == Personality::B3sum,
-        };
-        let check_any_length = dropin.as_ref().is_some_and(|d| d.any_length);
-        let (check_type_name, check_retag) = match &dropin {
-            Some(d) => (Some(d.type_name), d.retag),
-            None => (
-                algorithm.map(|a| a.info().bsd_tag),
-                crate::format::manifest::Retag::Never,
-            ),
+            // Hashing without -a is SHA-256; --check may learn the algorithm line by line.
+            Personality::Fasthash => cli.algorithm.or(hashing.then_some(Algorithm::Sha256)),
         };
         // cksum's and sum's legacy checksums have one line format and nothing to check.
         if let (Personality::Fasthash, Some(legacy)) =
@@ -245,35 +313,7 @@ impl Config {
                 )));
             }
         }
-        let check = CheckOptions {
-            ignore_missing: cli.ignore_missing,
-            quiet: cli.quiet,
-            status: cli.status,
-            strict: cli.strict,
-            warn: cli.warn,
-        };
-        let names_from = match (&cli.files_from, &cli.files0_from) {
-            (Some(list), _) => Some((list.clone(), false)),
-            (None, Some(list)) => Some((list.clone(), true)),
-            (None, None) => None,
-        };
-        let names_from = match names_from {
-            None => None,
-            Some((list, zero_terminated)) => {
-                if let Some(operand) = cli.files.first() {
-                    return Err(Error::usage(format!(
-                        "extra operand {}\nfile operands cannot be combined with --files-from or --files0-from",
-                        String::from_utf8_lossy(&crate::format::quote::quote_name(
-                            std::os::unix::ffi::OsStrExt::as_bytes(operand.as_os_str())
-                        ))
-                    )));
-                }
-                Some(NameList {
-                    source: Input::from_arg(list),
-                    zero_terminated,
-                })
-            }
-        };
+        let names_from = names_from(&cli)?;
         let filter = Filter::new(&cli.exclude, &cli.include)
             .map_err(|e| Error::usage(format!("invalid glob: {e}")))?;
         let walk = WalkOptions {
@@ -286,30 +326,25 @@ impl Config {
             (_, true) => ProgressChoice::Never,
             _ => ProgressChoice::Auto,
         };
-        let (s3, algorithm) = s3_options(&cli, mode, algorithm)?;
-        let verify_s3 = cli.verify_s3.clone().map(std::path::PathBuf::from);
-        if verify_s3.is_some() && cli.files.len() != 1 {
+        let (s3, algorithm) = s3_options(&cli, hashing, algorithm)?;
+        if cli.verify_s3.is_some() && cli.files.len() != 1 {
             return Err(Error::usage(
                 "--verify-s3 compares one file: fasthash --verify-s3 HEAD.json FILE",
             ));
         }
-        let mut inputs: Vec<Input> = cli.files.into_iter().map(Input::from_arg).collect();
-        if inputs.is_empty() && mode == Mode::Merge {
+        if cli.files.is_empty() && cli.merge && cli.verify_s3.is_none() {
             return Err(Error::usage(
                 "--merge needs the shard manifests to merge: fasthash --merge FILE...",
             ));
         }
-        if inputs.is_empty() {
-            inputs.push(Input::Stdin);
-        }
         if cli.shard.is_some() {
-            if mode != Mode::Hash || s3.is_some() {
+            if !hashing || s3.is_some() {
                 return Err(Error::usage(
                     "--shard cuts the hashing of files into parts; it does not combine with \
                      --check, --merge, --verify-s3 or the S3 options",
                 ));
             }
-            if inputs.contains(&Input::Stdin) || names_from.is_some() {
+            if cli.files.is_empty() || cli.files.iter().any(|f| f == "-") || names_from.is_some() {
                 return Err(Error::usage(
                     "--shard needs the same files on every machine: name files or directories, \
                      not standard input or a list of names",
@@ -317,14 +352,7 @@ impl Config {
             }
         }
         let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
-        Ok(Config {
-            personality,
-            program,
-            mode,
-            algorithm,
-            style,
-            check,
-            inputs,
+        let run = RunSettings {
             threads,
             read: ReadOptions {
                 mmap: match (cli.mmap, cli.no_mmap) {
@@ -334,27 +362,143 @@ impl Config {
                 },
                 split_files: threads > 1,
             },
-            walk,
-            names_from,
-            progress,
             debug: cli.debug,
-            s3,
-            verify_s3,
+            cache: cli.cache.clone().map(PathBuf::from),
+        };
+        let mut inputs: Vec<Input> = cli.files.iter().cloned().map(Input::from_arg).collect();
+        if inputs.is_empty() {
+            inputs.push(Input::Stdin);
+        }
+
+        if let Some(json) = &cli.verify_s3 {
+            let file = match &inputs[0] {
+                Input::Path(path) => path.clone(),
+                // `-` names standard input, which cannot be compared part by part.
+                Input::Stdin => {
+                    return Err(Error::Usage {
+                        message: "--verify-s3 needs the JSON and a file".into(),
+                        try_help: false,
+                    })
+                }
+            };
+            return Ok(Mode::VerifyS3(VerifyS3 {
+                json: PathBuf::from(json),
+                file,
+                run,
+            }));
+        }
+        if cli.merge {
+            return Ok(Mode::Merge(Merge {
+                shards: inputs,
+                run,
+            }));
+        }
+        if cli.check {
+            let (type_name, retag) = match &dropin {
+                Some(d) => (Some(d.type_name), d.retag),
+                None => (algorithm.map(|a| a.info().bsd_tag), Retag::Never),
+            };
+            let check = Check {
+                manifests: inputs,
+                algorithm,
+                options: CheckOptions {
+                    ignore_missing: cli.ignore_missing,
+                    quiet: cli.quiet,
+                    status: cli.status,
+                    strict: cli.strict,
+                    warn: cli.warn,
+                },
+                dialect: match personality {
+                    Personality::Fasthash => CheckDialect::Fasthash,
+                    Personality::Coreutils { .. } => CheckDialect::Coreutils,
+                    Personality::B3sum => CheckDialect::B3sum,
+                },
+                zero_terminated: cli.zero,
+                any_length: dropin.as_ref().is_some_and(|d| d.any_length),
+                type_name,
+                retag,
+                filter: walk.filter.clone(),
+                run,
+            };
+            return Ok(match &cli.tree {
+                Some(tree) => Mode::Audit(Audit {
+                    tree: PathBuf::from(tree),
+                    json: cli.json,
+                    walk,
+                    check,
+                }),
+                None => Mode::Check(check),
+            });
+        }
+        let files = Files {
+            inputs,
+            names_from,
+            walk,
+            progress,
+        };
+        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256
+        // above, cksum's to CRC in `dropin::cksum`); only --check may leave it open.
+        let algorithm = algorithm.unwrap_or(Algorithm::Sha256);
+        if let Some(options) = s3 {
+            return Ok(Mode::S3Values(S3Values {
+                algorithm,
+                options,
+                with_names: !cli.no_names,
+                zero_terminated: cli.zero,
+                files,
+                run,
+            }));
+        }
+        let style = LineStyle {
+            tagged: dropin.as_ref().map_or(cli.tag, |d| d.tagged),
+            binary: cli.binary,
+            zero_terminated: cli.zero,
+            encoding: if cli.raw {
+                DigestEncoding::Raw
+            } else if cli.base64 {
+                DigestEncoding::Base64
+            } else {
+                DigestEncoding::Hex
+            },
+            // cksum and sum name the file beside a legacy checksum only when files were named.
+            with_names: !(cli.no_names || (algorithm.info().with_size && cli.files.is_empty())),
+            lossy_names: personality == Personality::B3sum,
+        };
+        Ok(Mode::Hash(Hash {
+            algorithm,
+            style,
             shard: cli.shard,
-            audit_tree: cli.tree.clone().map(std::path::PathBuf::from),
-            audit_json: cli.json && cli.tree.is_some(),
-            cache: cli.cache.clone().map(std::path::PathBuf::from),
-            check_any_length,
-            check_type_name,
-            check_retag,
-        })
+            files,
+            run,
+        }))
     }
+}
+
+/// `--files-from` / `--files0-from`, which take the place of file operands.
+fn names_from(cli: &Cli) -> Result<Option<NameList>, Error> {
+    let (list, zero_terminated) = match (&cli.files_from, &cli.files0_from) {
+        (Some(list), _) => (list, false),
+        (None, Some(list)) => (list, true),
+        (None, None) => return Ok(None),
+    };
+    if let Some(operand) = cli.files.first() {
+        return Err(Error::usage(format!(
+            "extra operand {}\nfile operands cannot be combined with --files-from or --files0-from",
+            String::from_utf8_lossy(&crate::format::quote::quote_name(
+                std::os::unix::ffi::OsStrExt::as_bytes(operand.as_os_str())
+            ))
+        )));
+    }
+    Ok(Some(NameList {
+        source: Input::from_arg(list.clone()),
+        zero_terminated,
+    }))
 }
 
 /// Resolves the S3 options into what to compute, refusing what S3 would refuse.
 fn s3_options(
     cli: &Cli,
-    mode: Mode,
+    hashing: bool,
     algorithm: Option<Algorithm>,
 ) -> Result<(Option<S3Options>, Option<Algorithm>), Error> {
     let asked = cli.s3
@@ -368,7 +512,7 @@ fn s3_options(
     if !asked {
         return Ok((None, algorithm));
     }
-    if mode != Mode::Hash {
+    if !hashing {
         return Err(Error::usage(
             "the S3 options compute values; they do not combine with --check or --verify-s3",
         ));
@@ -578,8 +722,9 @@ fn coreutils_version(program: &str) -> String {
 mod tests {
     use super::*;
 
-    fn config(list: &[&str]) -> Result<Action, Error> {
-        Config::from_args(list.iter().map(OsString::from).collect())
+    fn config(list: &[&str]) -> Result<Config, Error> {
+        let args: Vec<OsString> = list.iter().map(OsString::from).collect();
+        Config::from_args(Invocation::from_argv0(args.first()), args)
     }
 
     fn usage_message(list: &[&str]) -> String {
@@ -591,11 +736,15 @@ mod tests {
 
     #[test]
     fn drop_in_name_sets_the_algorithm() {
-        let Ok(Action::Run(config)) = config(&["/bin/sha1sum", "f"]) else {
-            panic!("expected a run");
+        let Ok(Config {
+            mode: Mode::Hash(hash),
+            ..
+        }) = config(&["/bin/sha1sum", "f"])
+        else {
+            panic!("expected hashing");
         };
-        assert_eq!(config.algorithm, Some(Algorithm::Sha1));
-        assert_eq!(config.inputs, vec![Input::Path("f".into())]);
+        assert_eq!(hash.algorithm, Algorithm::Sha1);
+        assert_eq!(hash.files.inputs, vec![Input::Path("f".into())]);
     }
 
     #[test]
@@ -616,10 +765,51 @@ mod tests {
 
     #[test]
     fn no_file_means_standard_input() {
-        let Ok(Action::Run(config)) = config(&["fasthash"]) else {
-            panic!("expected a run");
+        let Ok(Config {
+            mode: Mode::Hash(hash),
+            ..
+        }) = config(&["fasthash"])
+        else {
+            panic!("expected hashing");
         };
-        assert_eq!(config.inputs, vec![Input::Stdin]);
-        assert_eq!(config.algorithm, Some(Algorithm::Sha256));
+        assert_eq!(hash.files.inputs, vec![Input::Stdin]);
+        assert_eq!(hash.algorithm, Algorithm::Sha256);
+    }
+
+    #[test]
+    fn each_mode_carries_its_own_data() {
+        let Ok(Config {
+            mode: Mode::Check(check),
+            ..
+        }) = config(&["b3sum", "-c", "SUMS"])
+        else {
+            panic!("expected checking");
+        };
+        assert_eq!(check.dialect, CheckDialect::B3sum);
+        assert_eq!(check.algorithm, Some(Algorithm::Blake3));
+        let Ok(Config {
+            mode: Mode::Audit(audit),
+            ..
+        }) = config(&["fasthash", "-c", "SUMS", "--tree", "dir", "--json"])
+        else {
+            panic!("expected an audit");
+        };
+        assert!(audit.json);
+        assert_eq!(audit.check.algorithm, None);
+        let Ok(Config {
+            mode: Mode::S3Values(values),
+            ..
+        }) = config(&["fasthash", "--s3", "f"])
+        else {
+            panic!("expected S3 values");
+        };
+        assert_eq!(values.algorithm, Algorithm::Sha256);
+        assert!(matches!(
+            config(&["fasthash", "--verify-s3", "head.json", "f"]),
+            Ok(Config {
+                mode: Mode::VerifyS3(_),
+                ..
+            })
+        ));
     }
 }

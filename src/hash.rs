@@ -2,15 +2,15 @@
 //! line each in input order, failures reported in place and counted. The same driver prints
 //! S3's values when the S3 options are given.
 
-use crate::config::{Config, S3Options, UploadChoice};
+use crate::config::{Files, Hash, RunSettings, S3Options, S3Values, UploadChoice};
 use crate::error::{Error, ExitStatus};
 use crate::format::line::write_digest_line;
 use crate::format::quote::quote_name;
 use crate::format::s3::write_s3;
 use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
 use crate::io::progress::Progress;
-use crate::io::read::{hash_inputs, hash_reader};
-use crate::io::shard::select;
+use crate::io::read::{hash_inputs, hash_reader, ReadOptions};
+use crate::io::shard::{select, Shard};
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
 use crate::kernels::{Algorithm, S3ChecksumType};
@@ -19,52 +19,61 @@ use crate::s3::{compute, part_limits_error, S3Checksum, Upload};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-pub fn run(
-    config: &Config,
-    algorithm: Algorithm,
-    out: &mut (impl Write + Send),
-    reporter: &Reporter,
-) -> ExitStatus {
-    match &config.s3 {
-        None => drive(
-            config,
-            out,
-            reporter,
-            crate::kernels::engine::chosen(algorithm).batch_size(),
-            |inputs| hash_inputs(inputs, algorithm, &config.read),
-            |mut out, input, digest| {
-                write_digest_line(
-                    &mut out,
-                    &config.style,
-                    algorithm,
-                    &digest,
-                    input.name_bytes(),
-                )
-            },
-        ),
-        Some(options) => drive(
-            config,
-            out,
-            reporter,
-            1,
-            |inputs| {
-                inputs
-                    .iter()
-                    .map(|input| s3_checksum(input, algorithm, options, config))
-                    .collect()
-            },
-            |mut out, input, result| {
-                write_s3(
-                    &mut out,
-                    options.format,
-                    &result,
-                    input.name_bytes(),
-                    config.style.with_names,
-                    config.style.zero_terminated,
-                )
-            },
-        ),
-    }
+pub fn run(hash: &Hash, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+    let algorithm = hash.algorithm;
+    let shard = hash.shard.map(|shard| Sharding {
+        shard,
+        fingerprint: line_format(hash),
+        terminator: hash.style.terminator(),
+    });
+    drive(
+        &hash.files,
+        &hash.run,
+        shard,
+        out,
+        reporter,
+        crate::kernels::engine::chosen(algorithm).batch_size(),
+        |inputs| hash_inputs(inputs, algorithm, &hash.run.read),
+        |mut out, input, digest| {
+            write_digest_line(
+                &mut out,
+                &hash.style,
+                algorithm,
+                &digest,
+                input.name_bytes(),
+            )
+        },
+    )
+}
+
+/// S3's values, one input at a time (each may be split into parts on every core).
+pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+    drive(
+        &values.files,
+        &values.run,
+        None,
+        out,
+        reporter,
+        1,
+        |inputs| {
+            inputs
+                .iter()
+                .map(|input| {
+                    s3_checksum(input, values.algorithm, &values.options, &values.run.read)
+                })
+                .collect()
+        },
+        |mut out, input, result| {
+            write_s3(
+                &mut out,
+                values.options.format,
+                &result,
+                input.name_bytes(),
+                values.with_names,
+                values.zero_terminated,
+            )
+        },
+    )
 }
 
 /// What S3 stores for one input, as the options ask.
@@ -72,7 +81,7 @@ fn s3_checksum(
     input: &Input,
     algorithm: Algorithm,
     options: &S3Options,
-    config: &Config,
+    read: &ReadOptions,
 ) -> io::Result<S3Checksum> {
     let Input::Path(path) = input else {
         // Standard input streams once: a single upload only.
@@ -106,14 +115,17 @@ fn s3_checksum(
             return Err(io::Error::other(message));
         }
     }
-    compute(file, algorithm, upload, options.want_etag, &config.read)
+    compute(file, algorithm, upload, options.want_etag, read)
 }
 
 /// Expands the inputs, runs `work` on batches of up to `batch` of them in parallel (one result
 /// per input), and hands the results to `write` in input order; failures are reported in place
 /// and make the exit status 1.
+#[allow(clippy::too_many_arguments)]
 fn drive<T: Send>(
-    config: &Config,
+    files: &Files,
+    run: &RunSettings,
+    shard: Option<Sharding>,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
     batch: usize,
@@ -121,8 +133,8 @@ fn drive<T: Send>(
     mut write: impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()> + Send,
 ) -> ExitStatus {
     let mut status = ExitStatus::Success;
-    let inputs = match &config.names_from {
-        None => config.inputs.clone(),
+    let inputs = match &files.names_from {
+        None => files.inputs.clone(),
         Some(list) => match read_name_list(&list.source, list.zero_terminated) {
             Ok(names) => names.iter().map(|name| listed_input(name)).collect(),
             Err(source) => {
@@ -137,21 +149,17 @@ fn drive<T: Send>(
     let threads = if must_run_in_order(&inputs) {
         1
     } else {
-        config.threads
+        run.threads
     };
-    let progress = Progress::start(config.progress, &inputs, &config.walk);
+    let progress = Progress::start(files.progress, &inputs, &files.walk);
     let mut write_failed = None;
-    let mut tasks: Box<dyn Iterator<Item = Task> + Send> = match config.shard {
-        None => Box::new(expand(inputs, config.walk.clone())),
-        Some(shard) => {
-            let all = expand(inputs, config.walk.clone()).collect();
-            let (chosen, header) = select(all, shard, &line_format(config));
+    let mut tasks: Box<dyn Iterator<Item = Task> + Send> = match shard {
+        None => Box::new(expand(inputs, files.walk.clone())),
+        Some(sharding) => {
+            let all = expand(inputs, files.walk.clone()).collect();
+            let (chosen, header) = select(all, sharding.shard, &sharding.fingerprint);
             let mut line = header.into_bytes();
-            line.push(if config.style.zero_terminated {
-                b'\0'
-            } else {
-                b'\n'
-            });
+            line.push(sharding.terminator);
             if let Err(e) = out.write_all(&line) {
                 return write_failed_status(reporter, e);
             }
@@ -237,13 +245,22 @@ fn write_failed_status(reporter: &Reporter, e: io::Error) -> ExitStatus {
     ExitStatus::Failure
 }
 
+/// `--shard`: the part of the inputs to hash, and its manifest's header line.
+struct Sharding {
+    shard: Shard,
+    /// What the lines' bytes depend on ([`line_format`]).
+    fingerprint: String,
+    /// Shard manifests are digest lines, which end as the style says.
+    terminator: u8,
+}
+
 /// What decides the bytes of a shard's lines, for its fingerprint: shards written with another
 /// algorithm or line style are not merged with these.
-fn line_format(config: &Config) -> String {
-    let style = &config.style;
+fn line_format(hash: &Hash) -> String {
+    let style = &hash.style;
     format!(
         "{} tagged={} binary={} zero={} base64={} names={}",
-        config.algorithm.map_or("-".into(), |a| a.to_string()),
+        hash.algorithm,
         style.tagged,
         style.binary,
         style.zero_terminated,

@@ -20,21 +20,39 @@ pub mod report;
 pub mod s3;
 
 use config::{Config, Mode};
-use error::ExitStatus;
+use error::{Error, ExitStatus};
 use report::Reporter;
+use std::io::Write;
 
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
-    io::parallel::configure_threads(config.threads);
-    let reporter = Reporter::new(config.personality, config.program.clone());
-    let terminator = if config.style.zero_terminated {
-        b'\0'
-    } else {
-        b'\n'
+    let reporter = Reporter::new(&config.invocation);
+    let Some(settings) = config.mode.run_settings() else {
+        return match &config.mode {
+            Mode::Bench(options) => {
+                let mut stdout = std::io::stdout().lock();
+                print_status(
+                    &reporter,
+                    bench::run(options, &mut stdout),
+                    ExitStatus::Success,
+                )
+            }
+            // --help and --version as coreutils writes them: a closed stdout is a write error
+            // (`>&-`), and a reader that went away ends the program in silence, as SIGPIPE
+            // ends coreutils (its tests/misc/io-errors.sh checks both for every program).
+            Mode::Print(text) => print_status(
+                &reporter,
+                io::RawStdout.write_all(text.as_bytes()),
+                ExitStatus::Failure,
+            ),
+            Mode::B3sumExtended(cli) => dropin::b3sum::run(cli),
+            _ => ExitStatus::Usage,
+        };
     };
-    if config.debug {
+    io::parallel::configure_threads(settings.threads);
+    if settings.debug {
         // Check mode learns its algorithms line by line, so it names them all.
-        let algorithms: Vec<_> = match config.algorithm {
+        let algorithms: Vec<_> = match config.mode.algorithm() {
             Some(algorithm) => vec![algorithm],
             None => kernels::Algorithm::all().collect(),
         };
@@ -42,26 +60,48 @@ pub fn run(config: &Config) -> ExitStatus {
             reporter.message(format::kernels::debug_line(algorithm).as_bytes());
         }
     }
-    if let Some(path) = &config.cache {
+    if let Some(path) = &settings.cache {
         if let Some(warning) = io::cache::activate(path) {
             reporter.message(format!("warning: {warning}").as_bytes());
         }
     }
-    let mut out = io::WholeLines::new(io::RawStdout, terminator);
-    let status = match (config.mode, config.algorithm) {
-        (Mode::Hash, Some(algorithm)) => hash::run(config, algorithm, &mut out, &reporter),
-        // Config always sets an algorithm for hash mode; without one there is nothing to do.
-        (Mode::Hash, None) => ExitStatus::Usage,
-        (Mode::Check, _) => check::run(config, &mut out, &reporter),
-        (Mode::VerifyS3, _) => s3::verify::run(config, &mut out, &reporter),
-        (Mode::Merge, _) => merge::run(config, &mut out, &reporter),
+    let status = match &config.mode {
+        Mode::Hash(hash) => {
+            let mut out = io::WholeLines::new(io::RawStdout, hash.style.terminator());
+            hash::run(hash, &mut out, &reporter)
+        }
+        Mode::S3Values(values) => {
+            let mut out = io::WholeLines::new(io::RawStdout, terminator(values.zero_terminated));
+            hash::run_s3(values, &mut out, &reporter)
+        }
+        Mode::Check(check) => {
+            let mut out = io::WholeLines::new(io::RawStdout, terminator(check.zero_terminated));
+            check::run(check, &mut out, &reporter)
+        }
+        Mode::Audit(audit) => {
+            let mut out =
+                io::WholeLines::new(io::RawStdout, terminator(audit.check.zero_terminated));
+            audit::run(audit, &mut out, &reporter)
+        }
+        Mode::VerifyS3(verify) => {
+            let mut out = io::WholeLines::new(io::RawStdout, b'\n');
+            s3::verify::run(verify, &mut out, &reporter)
+        }
+        Mode::Merge(merge) => {
+            let mut out = io::WholeLines::new(io::RawStdout, b'\n');
+            merge::run(merge, &mut out, &reporter)
+        }
+        Mode::Bench(_) | Mode::Print(_) | Mode::B3sumExtended(_) => ExitStatus::Usage,
     };
     if let Some(cache) = io::cache::active() {
-        if config.debug {
+        if settings.debug {
             reporter.message(cache.summary().as_bytes());
         }
         if let Err(e) = cache.save() {
-            let path = config.cache.as_deref().unwrap_or(std::path::Path::new(""));
+            let path = settings
+                .cache
+                .as_deref()
+                .unwrap_or(std::path::Path::new(""));
             reporter.message(
                 format!("warning: could not write the cache {}: {e}", path.display()).as_bytes(),
             );
@@ -69,10 +109,38 @@ pub fn run(config: &Config) -> ExitStatus {
     }
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
     if io::stdin_was_wanted_while_closed()
-        && matches!(config.personality, cli::Personality::Coreutils { .. })
+        && matches!(
+            config.invocation.personality,
+            cli::Personality::Coreutils { .. }
+        )
     {
         reporter.message(b"standard input: Bad file descriptor");
         return ExitStatus::Failure;
     }
     status
+}
+
+fn terminator(zero_terminated: bool) -> u8 {
+    if zero_terminated {
+        b'\0'
+    } else {
+        b'\n'
+    }
+}
+
+/// The status of a mode that only prints: a reader that went away ends it with `closed`,
+/// another write error is reported.
+fn print_status(
+    reporter: &Reporter,
+    written: std::io::Result<()>,
+    closed: ExitStatus,
+) -> ExitStatus {
+    match written {
+        Ok(()) => ExitStatus::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => closed,
+        Err(e) => {
+            reporter.error(&Error::Write(e));
+            ExitStatus::Failure
+        }
+    }
 }

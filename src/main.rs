@@ -1,11 +1,10 @@
 //! The `fasthash` binary (and its drop-in names): parse, run, exit. Usage errors are printed
 //! here; everything else is reported by the run in input order.
 
-use fasthash::cli::Personality;
-use fasthash::config::{Action, Config};
+use fasthash::cli::{Invocation, Personality};
+use fasthash::config::Config;
 use fasthash::error::{Error, ExitStatus};
 use fasthash::report::Reporter;
-use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -14,37 +13,10 @@ fn main() -> ExitCode {
     if let Some(name) = fasthash::dropin::xxhsum::program_name(args.first()) {
         return ExitCode::from(fasthash::dropin::xxhsum::run(&name, &args));
     }
-    let personality = Personality::from_argv0(args.first());
-    let program = personality.message_name(args.first());
-    let status = match Config::from_args(args) {
-        Ok(Action::Run(config)) => fasthash::run(&config),
-        Ok(Action::B3sumExtended(cli)) => fasthash::dropin::b3sum::run(&cli),
-        Ok(Action::Bench(options)) => {
-            let mut stdout = std::io::stdout().lock();
-            match fasthash::bench::run(&options, &mut stdout) {
-                Ok(()) => ExitStatus::Success,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
-                Err(e) => {
-                    Reporter::new(personality, program).error(&Error::Write(e));
-                    ExitStatus::Failure
-                }
-            }
-        }
-        Ok(Action::Print(text)) => {
-            // --help and --version as coreutils writes them: a closed stdout is a write error
-            // (`>&-`), and a reader that went away ends the program in silence, as SIGPIPE
-            // ends coreutils (its tests/misc/io-errors.sh checks both for every program).
-            let mut stdout = fasthash::io::RawStdout;
-            match stdout.write_all(text.as_bytes()) {
-                Ok(()) => ExitStatus::Success,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Failure,
-                Err(e) => {
-                    Reporter::new(personality, program).error(&Error::Write(e));
-                    ExitStatus::Failure
-                }
-            }
-        }
-        Err(error) => report_usage(personality, program, &error),
+    let invocation = Invocation::from_argv0(args.first());
+    let status = match Config::from_args(invocation.clone(), args) {
+        Ok(config) => fasthash::run(&config),
+        Err(error) => report_usage(&invocation, &error),
     };
     // A diagnostic that could not be written fails the run, as coreutils' check of standard
     // error at exit fails it (`--debug 2>/dev/full`); fasthash and b3sum do the same, so a
@@ -58,15 +30,19 @@ fn main() -> ExitCode {
 }
 
 /// A usage error, worded as the program being imitated words it.
-fn report_usage(personality: Personality, program: String, error: &Error) -> ExitStatus {
-    let reporter = Reporter::new(personality, program.clone());
+fn report_usage(invocation: &Invocation, error: &Error) -> ExitStatus {
+    let reporter = Reporter::new(invocation);
     reporter.error(error);
     if let Error::Usage { try_help: true, .. } = error {
         fasthash::report::write_stderr(
-            format!("Try '{program} --help' for more information.\n").as_bytes(),
+            format!(
+                "Try '{} --help' for more information.\n",
+                invocation.program
+            )
+            .as_bytes(),
         );
     }
-    match personality {
+    match invocation.personality {
         // coreutils exits 1 on a usage error; fasthash and b3sum (clap) exit 2.
         Personality::Coreutils { .. } => ExitStatus::Failure,
         Personality::Fasthash | Personality::B3sum => ExitStatus::Usage,

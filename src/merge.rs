@@ -3,7 +3,7 @@
 //! header lines. Shards of different runs, a shard given twice and a missing shard are refused
 //! before anything is written, so a merge either is the single run's manifest or is nothing.
 
-use crate::config::Config;
+use crate::config::Merge;
 use crate::error::{Error, ExitStatus};
 use crate::io::shard::{parse_header, Shard};
 use crate::report::Reporter;
@@ -18,9 +18,9 @@ struct ShardFile {
     lines_start: usize,
 }
 
-pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
     let mut shards = Vec::new();
-    for input in &config.inputs {
+    for input in &merge.shards {
         let name = input.name_bytes().to_vec();
         let failed = |message: String| Error::Input {
             name: name.clone(),

@@ -1,7 +1,7 @@
 //! Where messages go: `PROGRAM: message` on standard error, written after whatever standard
 //! output holds so far, so the two streams interleave in input order on a terminal.
 
-use crate::cli::Personality;
+use crate::cli::{Invocation, Personality};
 use crate::error::{Error, MessageStyle};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,8 +28,9 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    pub fn new(personality: Personality, program: String) -> Reporter {
-        let style = match personality {
+    pub fn new(invocation: &Invocation) -> Reporter {
+        let program = invocation.program.clone();
+        let style = match invocation.personality {
             Personality::B3sum => MessageStyle::B3sum,
             _ => MessageStyle::Coreutils,
         };

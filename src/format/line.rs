@@ -54,7 +54,7 @@ impl Default for LineStyle {
 }
 
 impl LineStyle {
-    fn terminator(&self) -> u8 {
+    pub(crate) fn terminator(&self) -> u8 {
         if self.zero_terminated {
             b'\0'
         } else {

@@ -10,12 +10,11 @@
 //! [`MAX_TRIES`] of them.
 
 use super::{client_part_size, compute, Upload, MIB, MIN_PART_SIZE};
-use crate::config::Config;
+use crate::config::VerifyS3;
 use crate::error::{Error, ExitStatus};
 use crate::format::quote::quote_name;
 use crate::io::parts::part_count;
-use crate::io::read::hash_file;
-use crate::io::Input;
+use crate::io::read::{hash_file, ReadOptions};
 use crate::kernels::{Algorithm, S3ChecksumType};
 use crate::report::Reporter;
 use serde_json::Value;
@@ -111,12 +110,8 @@ pub fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
     candidates
 }
 
-pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
-    let (Some(json_path), Some(Input::Path(file))) = (&config.verify_s3, config.inputs.first())
-    else {
-        reporter.error(&Error::usage("--verify-s3 needs the JSON and a file"));
-        return ExitStatus::Usage;
-    };
+pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+    let (json_path, file) = (&request.json, &request.file);
     let json_name = json_path.as_os_str().as_encoded_bytes();
     let text = match std::fs::read(json_path) {
         Ok(text) => text,
@@ -140,7 +135,7 @@ pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitSt
             return ExitStatus::Usage;
         }
     };
-    match verify(file, &reported, config, out) {
+    match verify(file, &reported, &request.run.read, out) {
         Ok(true) => ExitStatus::Success,
         Ok(false) => ExitStatus::Failure,
         Err(source) => {
@@ -159,7 +154,7 @@ pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitSt
 fn verify(
     path: &Path,
     reported: &Reported,
-    config: &Config,
+    read: &ReadOptions,
     out: &mut impl Write,
 ) -> io::Result<bool> {
     let size = std::fs::metadata(path)?.len();
@@ -193,7 +188,7 @@ fn verify(
                 writeln!(out, "{field}: cannot verify (COMPOSITE, but no part count)")?;
             }
             None => {
-                let digest = hash_file(File::open(path)?, *algorithm, &config.read)?;
+                let digest = hash_file(File::open(path)?, *algorithm, read)?;
                 if digest.to_base64() == base {
                     writeln!(out, "{field}: OK")?;
                     verified += 1;
@@ -214,8 +209,7 @@ fn verify(
                         part_size,
                         checksum_type: S3ChecksumType::Composite,
                     };
-                    let result =
-                        compute(File::open(path)?, *algorithm, upload, false, &config.read)?;
+                    let result = compute(File::open(path)?, *algorithm, upload, false, read)?;
                     if result.digest.to_base64() == base {
                         matched = Some(part_size);
                         break;
@@ -258,13 +252,7 @@ fn verify(
                         part_size,
                         checksum_type: S3ChecksumType::Composite,
                     };
-                    let result = compute(
-                        File::open(path)?,
-                        Algorithm::Md5,
-                        upload,
-                        true,
-                        &config.read,
-                    )?;
+                    let result = compute(File::open(path)?, Algorithm::Md5, upload, true, read)?;
                     if result.etag.as_deref().map(|e| e.trim_matches('"')) == Some(etag.as_str()) {
                         matched = Some(part_size);
                         break;
@@ -287,7 +275,7 @@ fn verify(
                 }
             }
             _ if etag.len() == 32 && etag.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                let md5 = hash_file(File::open(path)?, Algorithm::Md5, &config.read)?;
+                let md5 = hash_file(File::open(path)?, Algorithm::Md5, read)?;
                 if md5.to_hex() == etag.to_ascii_lowercase() {
                     verified += 1;
                     writeln!(out, "ETag: OK")?;
