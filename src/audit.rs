@@ -8,7 +8,8 @@
 use crate::config::Audit;
 use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
-use crate::format::quote::quote_name;
+use crate::format::messages::Message;
+use crate::format::status::{write_audit_status, AuditStatus as Status};
 use crate::io::read::hash_input;
 use crate::io::walk::{expand, Task};
 use crate::io::Input;
@@ -20,34 +21,6 @@ use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-
-/// What became of one file.
-#[derive(Debug, PartialEq, Eq)]
-enum Status {
-    Ok,
-    Failed,
-    /// Listed, and there, but it could not be read.
-    Unreadable(String),
-    Missing,
-    /// Listed under another name, which is gone; the digest matches.
-    Moved {
-        from: Vec<u8>,
-    },
-    New,
-}
-
-impl Status {
-    fn word(&self) -> &'static str {
-        match self {
-            Status::Ok => "OK",
-            Status::Failed => "FAILED",
-            Status::Unreadable(_) => "FAILED open or read",
-            Status::Missing => "MISSING",
-            Status::Moved { .. } => "MOVED",
-            Status::New => "NEW",
-        }
-    }
-}
 
 /// Audits the tree against the manifests.
 pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
@@ -231,39 +204,29 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             continue;
         }
         if let Status::Unreadable(reason) = status {
-            let mut text = quote_name(name);
-            text.extend_from_slice(b": ");
-            text.extend_from_slice(reason.as_bytes());
-            written = reporter.message_after(out, &text);
+            written = reporter.say_after(out, &Message::Named { name, reason });
         }
         if written.is_ok() {
             written = write_status(audit, out, name, status);
         }
     }
     if written.is_ok() && !check.options.status {
-        let mut summary = quote_name(
-            check
-                .manifests
-                .first()
-                .map_or(&b"-"[..], |input| input.name_bytes()),
-        );
-        summary.extend_from_slice(b": audit of ");
-        summary.extend_from_slice(&quote_name(tree.as_os_str().as_bytes()));
-        let parts: Vec<String> = counts
-            .iter()
-            .map(|(kind, n)| format!("{n} {kind}"))
-            .collect();
-        summary.extend_from_slice(format!(": {}", parts.join(", ")).as_bytes());
-        if improper > 0 {
-            summary.extend_from_slice(format!(", {improper} improperly formatted").as_bytes());
-        }
-        written = reporter.message_after(out, &summary);
+        let manifest = check
+            .manifests
+            .first()
+            .map_or(&b"-"[..], |input| input.name_bytes());
+        let summary = Message::AuditSummary {
+            manifest,
+            tree: tree.as_os_str().as_bytes(),
+            counts: &counts,
+            improper,
+        };
+        written = reporter.say_after(out, &summary);
     }
     crate::check::verified_status(written.and_then(|()| out.flush()), all_good, reporter)
 }
 
-/// One status line: `NAME: STATUS` (`NAME: MOVED from OLD`), or with `--json` an object.
-/// `--quiet` leaves out the OK lines, `--status` every line.
+/// One status line; `--quiet` leaves out the OK lines, `--status` every line.
 fn write_status(
     audit: &Audit,
     out: &mut impl Write,
@@ -274,45 +237,7 @@ fn write_status(
     if options.status || (options.quiet && *status == Status::Ok) {
         return Ok(());
     }
-    if audit.json {
-        let mut object = serde_json::Map::new();
-        insert_name(&mut object, "name", name);
-        object.insert("status".into(), status.word().into());
-        match status {
-            Status::Moved { from } => insert_name(&mut object, "from", from),
-            Status::Unreadable(reason) => {
-                object.insert("error".into(), reason.clone().into());
-            }
-            _ => {}
-        }
-        serde_json::to_writer(&mut *out, &serde_json::Value::Object(object))?;
-        return out.write_all(b"\n");
-    }
-    out.write_all(&quote_name(name))?;
-    out.write_all(b": ")?;
-    out.write_all(status.word().as_bytes())?;
-    if let Status::Moved { from } = status {
-        out.write_all(b" from ")?;
-        out.write_all(&quote_name(from))?;
-    }
-    out.write_all(b"\n")
-}
-
-/// A name in JSON: as text, and exactly in `KEY_base64` when it is not UTF-8.
-fn insert_name(object: &mut serde_json::Map<String, serde_json::Value>, key: &str, name: &[u8]) {
-    use base64::Engine as _;
-    object.insert(
-        key.into(),
-        String::from_utf8_lossy(name).into_owned().into(),
-    );
-    if std::str::from_utf8(name).is_err() {
-        object.insert(
-            format!("{key}_base64"),
-            base64::engine::general_purpose::STANDARD
-                .encode(name)
-                .into(),
-        );
-    }
+    write_audit_status(out, name, status, audit.json)
 }
 
 fn path_input(name: &[u8]) -> Input {

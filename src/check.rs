@@ -7,9 +7,10 @@
 use crate::config::{Check, CheckDialect, CheckOptions};
 use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
-use crate::format::quote::quote_name;
+use crate::format::messages::Message;
+use crate::format::status::{write_b3sum_verdict, write_verdict, Verdict};
 use crate::io::lines::LineReader;
-use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
+use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
 use crate::io::Input;
 use crate::kernels::engine;
@@ -29,19 +30,14 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
     for manifest in &check.manifests {
         match check_manifest(check, manifest, out, reporter) {
             Ok(verified) => all_verified &= verified,
-            Err(e) if is_broken_pipe(&e) => return ExitStatus::Failure,
-            Err(e) => {
-                reporter.error(&Error::Write(e));
-                return ExitStatus::Failure;
-            }
+            Err(e) => return reporter.output_failed(e),
         }
     }
     verified_status(out.flush(), all_verified, reporter)
 }
 
 /// The exit status of a verification once its output is written: success only when everything
-/// verified and the output went out; a closed pipe fails quietly, another write error is
-/// reported.
+/// verified and the output went out.
 pub(crate) fn verified_status(
     written: io::Result<()>,
     verified: bool,
@@ -50,11 +46,7 @@ pub(crate) fn verified_status(
     match written {
         Ok(()) if verified => ExitStatus::Success,
         Ok(()) => ExitStatus::Failure,
-        Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
-        Err(e) => {
-            reporter.error(&Error::Write(e));
-            ExitStatus::Failure
-        }
+        Err(e) => reporter.output_failed(e),
     }
 }
 
@@ -127,10 +119,8 @@ fn check_manifest(
         Input::Path(path) => path.as_os_str().as_bytes(),
     };
     // coreutils reports a failed read of a manifest without the system's reason.
-    let read_error = || {
-        let mut text = quote_name(manifest_name);
-        text.extend_from_slice(b": read error");
-        text
+    let read_error = Message::ManifestReadError {
+        manifest: manifest_name,
     };
     let extensions = check.dialect == CheckDialect::Fasthash;
     let terminator = if check.zero_terminated { b'\0' } else { b'\n' };
@@ -138,7 +128,7 @@ fn check_manifest(
         Input::Stdin => match crate::io::stdin() {
             Ok(stdin) => Box::new(stdin),
             Err(_) => {
-                reporter.message_after(out, &read_error())?;
+                reporter.say_after(out, &read_error)?;
                 return Ok(false);
             }
         },
@@ -176,7 +166,7 @@ fn check_manifest(
             Ok(Some(text)) => batch.extend(item(check, &mut parser, &mut line_number, text)),
             Ok(None) => break,
             Err(_) => {
-                reporter.message_after(out, &read_error())?;
+                reporter.say_after(out, &read_error)?;
                 return Ok(false);
             }
         }
@@ -357,15 +347,12 @@ fn report_line(
         (Line::Improper, _) => {
             tally.improperly_formatted += 1;
             if options.warn {
-                let mut text = quote_name(manifest_name);
-                let kind = match type_name {
-                    Some(name) => format!("{name} "),
-                    None => String::new(),
+                let improper = Message::ImproperLine {
+                    manifest: manifest_name,
+                    line_number,
+                    algorithm: type_name,
                 };
-                text.extend_from_slice(
-                    format!(": {line_number}: improperly formatted {kind}checksum line").as_bytes(),
-                );
-                reporter.message_after(out, &text)?;
+                reporter.say_after(out, &improper)?;
             }
             Ok(())
         }
@@ -382,31 +369,27 @@ fn report_line(
                             source,
                         },
                     )?;
-                    write_status(out, options, &entry.name, "FAILED open or read")
+                    write_status(out, options, &entry.name, Verdict::Unreadable)
                 }
                 Ok(Some(matched)) => {
                     tally.matched_any = true;
                     if check.run.debug && matched != entry.algorithm {
                         // Only an untagged line has fallbacks; say which reading matched.
-                        let mut text = quote_name(&entry.name);
-                        text.extend_from_slice(
-                            format!(
-                                ": matched as {}, not {}",
-                                matched.name(),
-                                entry.algorithm.name()
-                            )
-                            .as_bytes(),
-                        );
-                        reporter.message_after(out, &text)?;
+                        let matched_as = Message::MatchedAs {
+                            name: &entry.name,
+                            matched,
+                            listed: entry.algorithm,
+                        };
+                        reporter.say_after(out, &matched_as)?;
                     }
                     if options.quiet {
                         return Ok(());
                     }
-                    write_status(out, options, &entry.name, "OK")
+                    write_status(out, options, &entry.name, Verdict::Ok)
                 }
                 Ok(None) => {
                     tally.mismatched += 1;
-                    write_status(out, options, &entry.name, "FAILED")
+                    write_status(out, options, &entry.name, Verdict::Failed)
                 }
             }
         }
@@ -414,32 +397,20 @@ fn report_line(
     }
 }
 
-/// `NAME: STATUS`, the name quoted as coreutils 9.11 and later quote it: shell quoting where
-/// the name needs it (`'a\b': OK`, `'a'$'\n''b': OK`), as in its diagnostics. (9.4 to 9.10
-/// wrote `\a\\b: OK`; 9.1 to 9.3 escaped only names holding a newline.)
+/// A check line's verdict, unless `--status` keeps them all back.
 fn write_status(
     out: &mut impl Write,
     options: &CheckOptions,
     name: &[u8],
-    status: &str,
+    verdict: Verdict,
 ) -> io::Result<()> {
     if options.status {
         return Ok(());
     }
-    out.write_all(&quote_name(name))?;
-    out.write_all(b": ")?;
-    out.write_all(status.as_bytes())?;
-    out.write_all(b"\n")
+    write_verdict(out, name, verdict)
 }
 
-fn plural(count: u64, one: &str, many: &str) -> String {
-    if count == 1 {
-        format!("WARNING: 1 {one}")
-    } else {
-        format!("WARNING: {count} {many}")
-    }
-}
-
+/// coreutils' warnings after a manifest, in its order.
 fn report_summary(
     check: &Check,
     manifest_name: &[u8],
@@ -447,45 +418,22 @@ fn report_summary(
     out: &mut impl Write,
     reporter: &Reporter,
 ) -> io::Result<()> {
-    let quoted = quote_name(manifest_name);
-    let with_manifest = |text: &str| {
-        let mut line = quoted.clone();
-        line.extend_from_slice(text.as_bytes());
-        line
-    };
+    let manifest = manifest_name;
     if !tally.properly_formatted {
-        reporter.message_after(
-            out,
-            &with_manifest(": no properly formatted checksum lines found"),
-        )?;
-    } else if !check.options.status {
-        if tally.improperly_formatted > 0 {
-            let text = plural(
-                tally.improperly_formatted,
-                "line is improperly formatted",
-                "lines are improperly formatted",
-            );
-            reporter.message_after(out, text.as_bytes())?;
-        }
-        if tally.unreadable > 0 {
-            let text = plural(
-                tally.unreadable,
-                "listed file could not be read",
-                "listed files could not be read",
-            );
-            reporter.message_after(out, text.as_bytes())?;
-        }
-        if tally.mismatched > 0 {
-            let text = plural(
-                tally.mismatched,
-                "computed checksum did NOT match",
-                "computed checksums did NOT match",
-            );
-            reporter.message_after(out, text.as_bytes())?;
-        }
-        if check.options.ignore_missing && !tally.matched_any {
-            reporter.message_after(out, &with_manifest(": no file was verified"))?;
-        }
+        return reporter.say_after(out, &Message::NoProperLines { manifest });
+    }
+    if check.options.status {
+        return Ok(());
+    }
+    let warnings = [
+        (tally.improperly_formatted > 0).then_some(Message::Improper(tally.improperly_formatted)),
+        (tally.unreadable > 0).then_some(Message::Unreadable(tally.unreadable)),
+        (tally.mismatched > 0).then_some(Message::Mismatched(tally.mismatched)),
+        (check.options.ignore_missing && !tally.matched_any)
+            .then_some(Message::NoFileVerified { manifest }),
+    ];
+    for warning in warnings.iter().flatten() {
+        reporter.say_after(out, warning)?;
     }
     Ok(())
 }
@@ -502,22 +450,14 @@ fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> ExitSt
     match outcome.and_then(|fatal| out.flush().map(|()| fatal)) {
         Ok(None) if failed == 0 => ExitStatus::Success,
         Ok(None) => {
-            let text = format!(
-                "WARNING: {failed} computed checksum{} did NOT match",
-                if failed == 1 { "" } else { "s" }
-            );
-            reporter.message(text.as_bytes());
+            reporter.say(&Message::B3sumFailures(failed));
             ExitStatus::Failure
         }
         Ok(Some(fatal)) => {
             crate::report::write_stderr(format!("Error: {fatal}\n").as_bytes());
             ExitStatus::Failure
         }
-        Err(e) if is_broken_pipe(&e) => ExitStatus::Failure,
-        Err(e) => {
-            reporter.error(&Error::Write(e));
-            ExitStatus::Failure
-        }
+        Err(e) => reporter.output_failed(e),
     }
 }
 
@@ -551,26 +491,21 @@ fn check_b3sum_files(
                 Ok(parsed) => parsed,
                 Err(reason) => {
                     *failed += 1;
-                    reporter.message_after(out, reason.as_bytes())?;
+                    reporter.say_after(out, &Message::B3sumLine(reason))?;
                     continue;
                 }
             };
             let input = Input::Path(PathBuf::from(&parsed.path));
-            match hash_input(&input, Algorithm::Blake3, &check.run.read) {
-                Err(e) => {
-                    *failed += 1;
-                    writeln!(out, "{}: FAILED ({e})", parsed.shown)?;
+            let verdict = hash_input(&input, Algorithm::Blake3, &check.run.read)
+                .map(|digest| digest == parsed.expected);
+            if verdict.as_ref().is_ok_and(|matched| *matched) {
+                if check.options.quiet {
+                    continue;
                 }
-                Ok(digest) if digest == parsed.expected => {
-                    if !check.options.quiet {
-                        writeln!(out, "{}: OK", parsed.shown)?;
-                    }
-                }
-                Ok(_) => {
-                    *failed += 1;
-                    writeln!(out, "{}: FAILED", parsed.shown)?;
-                }
+            } else {
+                *failed += 1;
             }
+            write_b3sum_verdict(out, &parsed.shown, verdict.as_ref().map(|m| *m))?;
         }
     }
     Ok(None)

@@ -31,6 +31,8 @@ pub enum Error {
     Usage { message: String, try_help: bool },
     /// An input that could not be opened or read.
     Input { name: Vec<u8>, source: io::Error },
+    /// An input that was read but cannot be used: what is wrong with it, in words.
+    Invalid { name: Vec<u8>, reason: String },
     /// Standard output failed for another reason than a closed pipe.
     Write(io::Error),
 }
@@ -54,6 +56,15 @@ impl Error {
                 let mut text = quote_name(name);
                 text.extend_from_slice(b": ");
                 text.extend_from_slice(os_error_text(source).as_bytes());
+                text
+            }
+            Error::Invalid { name, reason } if style == MessageStyle::B3sum => {
+                format!("{}: {reason}", String::from_utf8_lossy(name)).into_bytes()
+            }
+            Error::Invalid { name, reason } => {
+                let mut text = quote_name(name);
+                text.extend_from_slice(b": ");
+                text.extend_from_slice(reason.as_bytes());
                 text
             }
             Error::Write(source) => format!("write error: {}", os_error_text(source)).into_bytes(),

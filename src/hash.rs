@@ -5,9 +5,9 @@
 use crate::config::{Files, Hash, RunSettings, S3Options, S3Values, UploadChoice};
 use crate::error::{Error, ExitStatus};
 use crate::format::line::write_digest_line;
-use crate::format::quote::quote_name;
+use crate::format::messages::Message;
 use crate::format::s3::write_s3;
-use crate::io::parallel::{for_each_ordered, is_broken_pipe, must_run_in_order};
+use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::progress::Progress;
 use crate::io::read::{hash_inputs, hash_reader, ReadOptions};
 use crate::io::shard::{select, Shard};
@@ -161,7 +161,7 @@ fn drive<T: Send>(
             let mut line = header.into_bytes();
             line.push(sharding.terminator);
             if let Err(e) = out.write_all(&line) {
-                return write_failed_status(reporter, e);
+                return reporter.output_failed(e);
             }
             Box::new(chosen.into_iter())
         }
@@ -210,10 +210,11 @@ fn drive<T: Send>(
                         report_failure(out, reporter, &progress, &name, error)
                     }
                     (Task::Skip { name, reason }, _) => {
-                        let mut text = quote_name(&name);
-                        text.extend_from_slice(b": ");
-                        text.extend_from_slice(reason.as_bytes());
-                        progress.write(out, |out| reporter.message_after(out, &text))
+                        let skipped = Message::Named {
+                            name: &name,
+                            reason,
+                        };
+                        progress.write(out, |out| reporter.say_after(out, &skipped))
                     }
                 };
                 if let Err(e) = written {
@@ -231,18 +232,8 @@ fn drive<T: Send>(
     };
     match flushed {
         Ok(()) => status,
-        Err(e) => status.max(write_failed_status(reporter, e)),
+        Err(e) => status.max(reporter.output_failed(e)),
     }
-}
-
-/// A failed write to standard output: a closed pipe ends the run quietly, as for coreutils;
-/// anything else is reported.
-fn write_failed_status(reporter: &Reporter, e: io::Error) -> ExitStatus {
-    if is_broken_pipe(&e) {
-        return ExitStatus::Success;
-    }
-    reporter.error(&Error::Write(e));
-    ExitStatus::Failure
 }
 
 /// `--shard`: the part of the inputs to hash, and its manifest's header line.

@@ -20,7 +20,8 @@ pub mod report;
 pub mod s3;
 
 use config::{Config, Mode};
-use error::{Error, ExitStatus};
+use error::ExitStatus;
+use format::messages::Message;
 use report::Reporter;
 use std::io::Write;
 
@@ -31,20 +32,11 @@ pub fn run(config: &Config) -> ExitStatus {
         return match &config.mode {
             Mode::Bench(options) => {
                 let mut stdout = std::io::stdout().lock();
-                print_status(
-                    &reporter,
-                    bench::run(options, &mut stdout),
-                    ExitStatus::Success,
-                )
+                print_status(&reporter, bench::run(options, &mut stdout))
             }
             // --help and --version as coreutils writes them: a closed stdout is a write error
-            // (`>&-`), and a reader that went away ends the program in silence, as SIGPIPE
-            // ends coreutils (its tests/misc/io-errors.sh checks both for every program).
-            Mode::Print(text) => print_status(
-                &reporter,
-                io::RawStdout.write_all(text.as_bytes()),
-                ExitStatus::Failure,
-            ),
+            // (`>&-`; its tests/misc/io-errors.sh checks it for every program).
+            Mode::Print(text) => print_status(&reporter, io::RawStdout.write_all(text.as_bytes())),
             Mode::B3sumExtended(cli) => dropin::b3sum::run(cli),
             _ => ExitStatus::Usage,
         };
@@ -57,12 +49,15 @@ pub fn run(config: &Config) -> ExitStatus {
             None => kernels::Algorithm::all().collect(),
         };
         for algorithm in algorithms {
-            reporter.message(format::kernels::debug_line(algorithm).as_bytes());
+            reporter.say(&Message::Kernel(algorithm));
         }
     }
     if let Some(path) = &settings.cache {
-        if let Some(warning) = io::cache::activate(path) {
-            reporter.message(format!("warning: {warning}").as_bytes());
+        if let Some(ignored) = io::cache::activate(path) {
+            reporter.say(&Message::CacheIgnored {
+                path,
+                ignored: &ignored,
+            });
         }
     }
     let status = match &config.mode {
@@ -93,18 +88,16 @@ pub fn run(config: &Config) -> ExitStatus {
         }
         Mode::Bench(_) | Mode::Print(_) | Mode::B3sumExtended(_) => ExitStatus::Usage,
     };
-    if let Some(cache) = io::cache::active() {
+    if let (Some(cache), Some(path)) = (io::cache::active(), &settings.cache) {
         if settings.debug {
-            reporter.message(cache.summary().as_bytes());
+            let (hits, misses) = cache.counts();
+            reporter.say(&Message::CacheCounts { path, hits, misses });
         }
-        if let Err(e) = cache.save() {
-            let path = settings
-                .cache
-                .as_deref()
-                .unwrap_or(std::path::Path::new(""));
-            reporter.message(
-                format!("warning: could not write the cache {}: {e}", path.display()).as_bytes(),
-            );
+        if let Err(error) = cache.save() {
+            reporter.say(&Message::CacheNotWritten {
+                path,
+                error: &error,
+            });
         }
     }
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
@@ -114,7 +107,7 @@ pub fn run(config: &Config) -> ExitStatus {
             cli::Personality::Coreutils { .. }
         )
     {
-        reporter.message(b"standard input: Bad file descriptor");
+        reporter.say(&Message::ClosedStandardInput);
         return ExitStatus::Failure;
     }
     status
@@ -128,19 +121,10 @@ fn terminator(zero_terminated: bool) -> u8 {
     }
 }
 
-/// The status of a mode that only prints: a reader that went away ends it with `closed`,
-/// another write error is reported.
-fn print_status(
-    reporter: &Reporter,
-    written: std::io::Result<()>,
-    closed: ExitStatus,
-) -> ExitStatus {
+/// The status of a mode that only prints.
+fn print_status(reporter: &Reporter, written: std::io::Result<()>) -> ExitStatus {
     match written {
         Ok(()) => ExitStatus::Success,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => closed,
-        Err(e) => {
-            reporter.error(&Error::Write(e));
-            ExitStatus::Failure
-        }
+        Err(e) => reporter.output_failed(e),
     }
 }

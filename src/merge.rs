@@ -7,7 +7,7 @@ use crate::config::Merge;
 use crate::error::{Error, ExitStatus};
 use crate::io::shard::{parse_header, Shard};
 use crate::report::Reporter;
-use std::io::{self, Write};
+use std::io::Write;
 
 /// One shard manifest as read.
 struct ShardFile {
@@ -22,9 +22,9 @@ pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStat
     let mut shards = Vec::new();
     for input in &merge.shards {
         let name = input.name_bytes().to_vec();
-        let failed = |message: String| Error::Input {
+        let failed = |reason: String| Error::Invalid {
             name: name.clone(),
-            source: io::Error::other(message),
+            reason,
         };
         let data = match crate::io::read_all(input) {
             Ok(data) => data,
@@ -62,20 +62,16 @@ pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStat
         .and_then(|()| out.flush());
     match written {
         Ok(()) => ExitStatus::Success,
-        Err(e) if crate::io::parallel::is_broken_pipe(&e) => ExitStatus::Success,
-        Err(e) => {
-            reporter.error(&Error::Write(e));
-            ExitStatus::Failure
-        }
+        Err(e) => reporter.output_failed(e),
     }
 }
 
 /// Sorts the shards into shard order, after checking that they are every shard of one run,
 /// each once.
 fn order(shards: &mut [ShardFile]) -> Result<(), Error> {
-    let refuse = |shard: &ShardFile, message: String| Error::Input {
+    let refuse = |shard: &ShardFile, reason: String| Error::Invalid {
         name: shard.name.clone(),
-        source: io::Error::other(message),
+        reason,
     };
     let Some(first) = shards.first() else {
         return Err(Error::usage("--merge needs the shard manifests to merge"));

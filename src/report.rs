@@ -2,7 +2,8 @@
 //! output holds so far, so the two streams interleave in input order on a terminal.
 
 use crate::cli::{Invocation, Personality};
-use crate::error::{Error, MessageStyle};
+use crate::error::{Error, ExitStatus, MessageStyle};
+use crate::format::messages::Message;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -41,32 +42,43 @@ impl Reporter {
         &self.program
     }
 
-    /// Prints `PROGRAM: TEXT` on standard error (a failure is remembered: [`stderr_failed`]).
-    pub fn message(&self, text: &[u8]) {
+    /// Prints `PROGRAM: MESSAGE` on standard error (a failure is remembered:
+    /// [`stderr_failed`]).
+    pub fn say(&self, message: &Message) {
+        let text = message.render(self.style);
         let mut line = Vec::with_capacity(self.program.len() + text.len() + 3);
         line.extend_from_slice(self.program.as_bytes());
         line.extend_from_slice(b": ");
-        line.extend_from_slice(text);
+        line.extend_from_slice(&text);
         line.push(b'\n');
         write_stderr(&line);
     }
 
-    pub fn error(&self, error: &Error) {
-        self.message(&error.render(self.style));
+    /// The one policy for a failed write to standard output, in every mode: a reader that
+    /// went away (a closed pipe, `| head -1`) ends the run at once and in silence, as SIGPIPE
+    /// ends coreutils, and the run fails, its output being incomplete; any other failure (a
+    /// full disk, a closed descriptor) is reported as `write error: REASON` and fails it too.
+    pub fn output_failed(&self, error: io::Error) -> ExitStatus {
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            self.error(&Error::Write(error));
+        }
+        ExitStatus::Failure
     }
 
-    /// A message placed after what `out` holds so far (see `error_after`).
-    pub fn message_after(&self, out: &mut impl Write, text: &[u8]) -> io::Result<()> {
-        let flushed = out.flush();
-        self.message(text);
-        flushed
+    pub fn error(&self, error: &Error) {
+        self.say(&Message::Error(error));
     }
 
     /// Flushes `out` first so the message lands after the lines before it. The flush's own
     /// error is returned: it belongs to standard output.
-    pub fn error_after(&self, out: &mut impl Write, error: &Error) -> io::Result<()> {
+    pub fn say_after(&self, out: &mut impl Write, message: &Message) -> io::Result<()> {
         let flushed = out.flush();
-        self.error(error);
+        self.say(message);
         flushed
+    }
+
+    /// An error placed after what `out` holds so far (see [`Reporter::say_after`]).
+    pub fn error_after(&self, out: &mut impl Write, error: &Error) -> io::Result<()> {
+        self.say_after(out, &Message::Error(error))
     }
 }

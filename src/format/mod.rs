@@ -8,7 +8,9 @@ pub mod escape;
 pub mod kernels;
 pub mod line;
 pub mod manifest;
+pub mod messages;
 pub mod quote;
 pub mod s3;
+pub mod status;
 
 pub use line::{DigestEncoding, LineStyle};

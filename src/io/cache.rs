@@ -96,24 +96,35 @@ pub fn active() -> Option<&'static Cache> {
     ACTIVE.get()
 }
 
+/// Why a cache file was not used.
+pub struct Ignored {
+    pub reason: String,
+    /// Whether the run writes a new cache in its place (it does when the file was read but
+    /// cannot be trusted).
+    pub rewritten: bool,
+}
+
 /// Loads `path` (a missing file is an empty cache) and makes it this run's cache. A file that
 /// cannot be trusted is ignored: the reason comes back to be shown as a warning.
-pub fn activate(path: &Path) -> Option<String> {
+pub fn activate(path: &Path) -> Option<Ignored> {
     let (loaded, warning) = match std::fs::read(path) {
         Ok(data) => match decode(&data, &machine()) {
             Ok(loaded) => (loaded, None),
             Err(reason) => (
                 Files::default(),
-                Some(format!(
-                    "ignoring the cache {}: {reason}; it will be rewritten",
-                    path.display()
-                )),
+                Some(Ignored {
+                    reason: reason.to_string(),
+                    rewritten: true,
+                }),
             ),
         },
         Err(e) if e.kind() == io::ErrorKind::NotFound => (Files::default(), None),
         Err(e) => (
             Files::default(),
-            Some(format!("ignoring the cache {}: {e}", path.display())),
+            Some(Ignored {
+                reason: e.to_string(),
+                rewritten: false,
+            }),
         ),
     };
     let _ = ACTIVE.set(Cache {
@@ -147,12 +158,10 @@ impl Cache {
     }
 
     /// For `--debug`: how many files the cache answered for, and how many were hashed.
-    pub fn summary(&self) -> String {
-        format!(
-            "cache {}: {} files unchanged, taken from it; {} hashed",
-            self.path.display(),
+    pub fn counts(&self) -> (u64, u64) {
+        (
             self.hits.load(Ordering::Relaxed),
-            self.misses.load(Ordering::Relaxed)
+            self.misses.load(Ordering::Relaxed),
         )
     }
 

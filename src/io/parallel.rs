@@ -8,7 +8,6 @@
 use super::Input;
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::BTreeMap;
-use std::io;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -106,9 +105,4 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-}
-
-/// Whether an error on standard output means the reader went away (`| head`).
-pub fn is_broken_pipe(error: &io::Error) -> bool {
-    error.kind() == io::ErrorKind::BrokenPipe
 }

@@ -12,6 +12,7 @@
 use super::{client_part_size, compute, Upload, MIB, MIN_PART_SIZE};
 use crate::config::VerifyS3;
 use crate::error::{Error, ExitStatus};
+use crate::format::messages::Message;
 use crate::format::quote::quote_name;
 use crate::io::parts::part_count;
 use crate::io::read::{hash_file, ReadOptions};
@@ -129,9 +130,10 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
     {
         Ok(reported) => reported,
         Err(reason) => {
-            let mut message = quote_name(json_name);
-            message.extend_from_slice(format!(": not S3 object JSON: {reason}").as_bytes());
-            reporter.message(&message);
+            reporter.say(&Message::NotS3Json {
+                name: json_name,
+                reason: &reason,
+            });
             return ExitStatus::Usage;
         }
     };
