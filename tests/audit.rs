@@ -4,20 +4,7 @@
 
 mod common;
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
-use std::path::Path;
-use std::process::Output;
-
-fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    common::fasthash_in(dir, args)
-}
-
-fn write(dir: &Path, name: &[u8], content: &[u8]) {
-    let path = dir.join(OsString::from_vec(name.to_vec()));
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
+use common::{fasthash, write_file};
 
 /// A tree and its manifest, written by fasthash -r before anything changed.
 fn audited_tree(algorithm: &str) -> tempfile::TempDir {
@@ -33,9 +20,11 @@ fn audited_tree(algorithm: &str) -> tempfile::TempDir {
         (b"data/to-remove", b"going away"),
         (b"data/to-rename", b"moving house"),
     ] {
-        write(dir.path(), name, content);
+        write_file(dir.path(), name, content);
     }
-    let manifest = fasthash(dir.path(), &["-r", "-a", algorithm, "data"]);
+    let manifest = fasthash(dir.path())
+        .args(["-r", "-a", algorithm, "data"])
+        .output();
     assert!(manifest.status.success());
     std::fs::write(dir.path().join("SUMS"), manifest.stdout).unwrap();
     dir
@@ -44,7 +33,9 @@ fn audited_tree(algorithm: &str) -> tempfile::TempDir {
 #[test]
 fn an_unchanged_tree_passes_and_says_so() {
     let dir = audited_tree("sha256");
-    let output = fasthash(dir.path(), &["-c", "SUMS", "--tree", "data"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "SUMS", "--tree", "data"])
+        .output();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(stdout.lines().count(), 9);
@@ -55,7 +46,9 @@ fn an_unchanged_tree_passes_and_says_so() {
         "{stderr}"
     );
     // --quiet prints only problems: none.
-    let quiet = fasthash(dir.path(), &["-c", "--quiet", "SUMS", "--tree", "data"]);
+    let quiet = fasthash(dir.path())
+        .args(["-c", "--quiet", "SUMS", "--tree", "data"])
+        .output();
     assert_eq!(quiet.status.code(), Some(0));
     assert!(quiet.stdout.is_empty());
 }
@@ -65,8 +58,8 @@ fn added_removed_renamed_truncated_and_touched_files_are_named() {
     for algorithm in ["sha256", "blake3", "md5", "xxh3", "crc32c"] {
         let dir = audited_tree(algorithm);
         let root = dir.path();
-        write(root, b"data/added file", b"brand new");
-        write(root, b"data/\xfe added", b"new and not utf-8");
+        write_file(root, b"data/added file", b"brand new");
+        write_file(root, b"data/\xfe added", b"new and not utf-8");
         std::fs::remove_file(root.join("data/to-remove")).unwrap();
         std::fs::create_dir_all(root.join("data/elsewhere")).unwrap();
         std::fs::rename(
@@ -82,7 +75,9 @@ fn added_removed_renamed_truncated_and_touched_files_are_named() {
             .unwrap();
         file.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7))
             .unwrap();
-        let output = fasthash(root, &["-c", "SUMS", "--tree", "data"]);
+        let output = fasthash(root)
+            .args(["-c", "SUMS", "--tree", "data"])
+            .output();
         assert_eq!(output.status.code(), Some(1), "{algorithm}: {output:?}");
         let stdout = output.stdout;
         let expected: &[&[u8]] = &[
@@ -108,7 +103,9 @@ fn added_removed_renamed_truncated_and_touched_files_are_named() {
             "{algorithm}: {stderr}"
         );
         // Only the problems with --quiet; the new files after the listed ones, in walk order.
-        let quiet = fasthash(root, &["-c", "SUMS", "--tree", "data", "--quiet"]);
+        let quiet = fasthash(root)
+            .args(["-c", "SUMS", "--tree", "data", "--quiet"])
+            .output();
         let text = String::from_utf8_lossy(&quiet.stdout).into_owned();
         assert!(!text.contains(": OK"), "{text}");
         assert_eq!(text.lines().count(), 5, "{text}");
@@ -121,8 +118,10 @@ fn json_gives_one_object_a_file_with_its_status() {
     let dir = audited_tree("sha256");
     let root = dir.path();
     std::fs::rename(root.join("data/to-rename"), root.join("data/renamed")).unwrap();
-    write(root, b"data/\xfe added", b"new");
-    let output = fasthash(root, &["-c", "SUMS", "--tree", "data", "--json"]);
+    write_file(root, b"data/\xfe added", b"new");
+    let output = fasthash(root)
+        .args(["-c", "SUMS", "--tree", "data", "--json"])
+        .output();
     assert_eq!(output.status.code(), Some(1));
     let objects: Vec<serde_json::Value> = output
         .stdout
@@ -143,10 +142,9 @@ fn json_gives_one_object_a_file_with_its_status() {
 fn a_mixed_manifest_audits_each_line_with_its_algorithm() {
     let dir = audited_tree("sha256");
     let root = dir.path();
-    let tagged = fasthash(
-        root,
-        &["-a", "blake3", "--tag", "data/plain", "data/to-rename"],
-    );
+    let tagged = fasthash(root)
+        .args(["-a", "blake3", "--tag", "data/plain", "data/to-rename"])
+        .output();
     let mut manifest = std::fs::read(root.join("SUMS")).unwrap();
     // The BLAKE3 lines replace the SHA-256 lines of the same files.
     let keep: Vec<&[u8]> = manifest
@@ -157,7 +155,9 @@ fn a_mixed_manifest_audits_each_line_with_its_algorithm() {
     manifest.extend_from_slice(&tagged.stdout);
     std::fs::write(root.join("MIXED"), manifest).unwrap();
     std::fs::rename(root.join("data/to-rename"), root.join("data/renamed")).unwrap();
-    let output = fasthash(root, &["-c", "MIXED", "--tree", "data"]);
+    let output = fasthash(root)
+        .args(["-c", "MIXED", "--tree", "data"])
+        .output();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("data/renamed: MOVED from data/to-rename"),
@@ -170,11 +170,17 @@ fn a_mixed_manifest_audits_each_line_with_its_algorithm() {
 #[test]
 fn a_tree_that_is_not_a_directory_is_an_error() {
     let dir = audited_tree("sha256");
-    let output = fasthash(dir.path(), &["-c", "SUMS", "--tree", "nowhere"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "SUMS", "--tree", "nowhere"])
+        .output();
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("nowhere: No such file or directory"));
-    let output = fasthash(dir.path(), &["-c", "SUMS", "--tree", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "SUMS", "--tree", "SUMS"])
+        .output();
     assert!(String::from_utf8_lossy(&output.stderr).contains("SUMS: Not a directory"));
-    let output = fasthash(dir.path(), &["--tree", "data", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["--tree", "data", "SUMS"])
+        .output();
     assert_eq!(output.status.code(), Some(2), "--tree needs --check");
 }

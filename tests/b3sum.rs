@@ -3,44 +3,23 @@
 
 mod common;
 
+use common::{os, os_names, pattern, peer, program, text, write_files, Run, FASTHASH};
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
-use std::process::{Command, Output};
 
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
-
-fn run(program: &Path, dir: &Path, args: &[OsString], stdin: &[u8]) -> Output {
-    common::output_with_stdin(
-        Command::new(program)
-            .current_dir(dir)
-            .args(args)
-            // b3sum (anyhow) adds a backtrace to its errors when this is set.
-            .env_remove("RUST_BACKTRACE")
-            .env_remove("RUST_LIB_BACKTRACE"),
-        stdin,
-    )
-}
-
-fn drop_in() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("b3sum");
-    std::os::unix::fs::symlink(FASTHASH, &link).unwrap();
-    (dir, link)
-}
-
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
+/// `binary` (the real b3sum or fasthash) run as `b3sum` in `dir`.
+fn b3sum(binary: &Path, dir: &Path) -> Run {
+    program(binary, dir).called("b3sum").without_backtraces()
 }
 
 #[test]
 fn official_keyed_derived_and_extended_answers() {
-    let text = std::fs::read_to_string(common::repo_path("tests/vectors/blake3/test_vectors.json"))
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let vectors =
+        std::fs::read_to_string(common::repo_path("tests/vectors/blake3/test_vectors.json"))
+            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&vectors).unwrap();
     let key = json["key"].as_str().unwrap();
     let context = json["context_string"].as_str().unwrap();
-    let (links, b3sum) = drop_in();
     let files = tempfile::tempdir().unwrap();
     let mut checked = 0;
     for case in json["cases"].as_array().unwrap() {
@@ -64,10 +43,13 @@ fn official_keyed_derived_and_extended_answers() {
                 b"",
             ),
         ] {
-            let output = run(&b3sum, files.path(), &args, stdin);
+            let output = b3sum(Path::new(FASTHASH), files.path())
+                .args(&args)
+                .stdin(stdin)
+                .output();
             let expected = case[mode].as_str().unwrap();
             assert_eq!(
-                String::from_utf8_lossy(&output.stdout),
+                text(&output.stdout),
                 format!("{expected}\n"),
                 "{mode} of {len} bytes"
             );
@@ -76,60 +58,46 @@ fn official_keyed_derived_and_extended_answers() {
             let at = seek_args.iter().position(|a| a == "131").unwrap();
             seek_args[at] = "64".into();
             seek_args.extend(os(&["--seek", "67"]));
-            let seek = run(&b3sum, files.path(), &seek_args, stdin);
+            let seek = b3sum(Path::new(FASTHASH), files.path())
+                .args(&seek_args)
+                .stdin(stdin)
+                .output();
             assert_eq!(
-                String::from_utf8_lossy(&seek.stdout),
+                text(&seek.stdout),
                 format!("{}\n", &expected[2 * 67..2 * 131]),
                 "{mode} of {len} bytes from 67"
             );
             checked += 1;
         }
-        let raw = run(
-            &b3sum,
-            files.path(),
-            &os(&["--raw", "-l", "131", "input"]),
-            b"",
-        );
+        let raw = b3sum(Path::new(FASTHASH), files.path())
+            .args(["--raw", "-l", "131", "input"])
+            .stdin(b"")
+            .output();
         assert_eq!(
             raw.stdout,
             common::decode_hex(case["hash"].as_str().unwrap())
         );
     }
     assert_eq!(checked, 35 * 3);
-    drop(links);
 }
 
 #[test]
 fn b3sums_extended_options_and_errors_as_b3sum_prints_them() {
-    let Some(peer) = common::peer("b3sum") else {
+    let Some(real) = peer("b3sum") else {
         return;
     };
-    let (_links, ours) = drop_in();
     let files = tempfile::tempdir().unwrap();
-    for (index, name) in [
-        &b"a"[..],
+    let names: [&[u8]; 5] = [
+        b"a",
         b"with space",
         b"new\nline",
         b"back\\slash",
         b"\xff latin",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let content: Vec<u8> = (0..index * 3001 + 7)
-            .map(|i| (i * 7 + index) as u8)
-            .collect();
-        std::fs::write(
-            files.path().join(OsString::from_vec(name.to_vec())),
-            content,
-        )
-        .unwrap();
-    }
-    let names: Vec<OsString> = ["a", "with space", "new\nline", "back\\slash"]
-        .iter()
-        .map(OsString::from)
-        .chain([OsString::from_vec(b"\xff latin".to_vec())])
-        .collect();
+    ];
+    write_files(files.path(), &names, |index, _| {
+        pattern(index * 3001 + 7, 7, index)
+    });
+    let names = os_names(&names);
     let key = b"0123456789abcdef0123456789abcdef";
     let cases: Vec<(Vec<OsString>, &[u8])> = vec![
         ([os(&["-l", "100"]), names.clone()].concat(), b""),
@@ -166,14 +134,17 @@ fn b3sums_extended_options_and_errors_as_b3sum_prints_them() {
         (os(&["-l", "x", "a"]), b""),
     ];
     for (args, stdin) in cases {
-        let theirs = run(&peer, files.path(), &args, stdin);
-        let ours_output = run(&ours, files.path(), &args, stdin);
+        let theirs = b3sum(&real, files.path()).args(&args).stdin(stdin).output();
+        let ours_output = b3sum(Path::new(FASTHASH), files.path())
+            .args(&args)
+            .stdin(stdin)
+            .output();
         let what = format!("b3sum {args:?}");
         assert_eq!(ours_output.stdout, theirs.stdout, "{what}: stdout");
         // clap's usage errors name the binary as clap was told (b3sum for both).
         assert_eq!(
-            String::from_utf8_lossy(&ours_output.stderr),
-            String::from_utf8_lossy(&theirs.stderr),
+            text(&ours_output.stderr),
+            text(&theirs.stderr),
             "{what}: stderr"
         );
         assert_eq!(

@@ -4,86 +4,35 @@
 
 mod common;
 
-use common::{peer, status_lines_as_coreutils_9_11};
+use common::{
+    checkable_algorithms, fasthash, os_names, pattern, peer, program,
+    status_lines_as_coreutils_9_11, text, FASTHASH,
+};
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
-
-const ALGORITHMS: &[&str] = &[
-    "sha256",
-    "sha224",
-    "sha384",
-    "sha512",
-    "sha1",
-    "md5",
-    "blake3",
-    "xxh64",
-    "xxh3",
-    "xxh128",
-    "crc32",
-    "crc32c",
-    "crc64nvme",
-];
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn run(dir: &Path, program: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut command = Command::new(program);
-    command
-        .current_dir(dir)
-        .args(args)
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    if let Some(data) = stdin {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(data).unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    run(dir, Path::new(FASTHASH), args, None)
-}
+use std::path::Path;
+use std::process::{Output, Stdio};
 
 /// Files with varied sizes and awkward names.
 fn tree() -> (tempfile::TempDir, Vec<OsString>) {
     let dir = tempfile::tempdir().unwrap();
-    let names: Vec<OsString> = [
-        &b"plain"[..],
+    let names = os_names(&[
+        b"plain",
         b"a space",
         b"-dash",
         b"back\\slash",
         b"new\nline",
         b"\xff\xfe bytes",
         b"empty",
-    ]
-    .iter()
-    .map(|n| OsString::from_vec(n.to_vec()))
-    .collect();
+    ]);
     for (i, name) in names.iter().enumerate() {
         let size = if name == "empty" { 0 } else { i * 4099 + 17 };
-        let content: Vec<u8> = (0..size).map(|j| (j * 7 + i) as u8).collect();
-        std::fs::write(dir.path().join(name), content).unwrap();
+        std::fs::write(dir.path().join(name), pattern(size, 7, i)).unwrap();
     }
     (dir, names)
 }
 
 fn hash_to_manifest(dir: &Path, args: &[&str], names: &[OsString], manifest: &str) {
-    let mut command = Command::new(FASTHASH);
-    command.current_dir(dir).args(args).arg("--").args(names);
-    let output = command.output().unwrap();
+    let output = fasthash(dir).args(args).arg("--").args(names).output();
     assert!(output.status.success(), "{}", text(&output.stderr));
     std::fs::write(dir.join(manifest), output.stdout).unwrap();
 }
@@ -91,7 +40,7 @@ fn hash_to_manifest(dir: &Path, args: &[&str], names: &[OsString], manifest: &st
 #[test]
 fn round_trip_for_every_algorithm_and_layout() {
     let (dir, names) = tree();
-    for algorithm in ALGORITHMS {
+    for algorithm in checkable_algorithms() {
         for layout in [
             &[][..],
             &["--tag"],
@@ -108,9 +57,9 @@ fn round_trip_for_every_algorithm_and_layout() {
                 if with_algorithm {
                     check.extend_from_slice(&["-a", algorithm]);
                 }
-                let output = fasthash(dir.path(), &check);
+                let output = fasthash(dir.path()).args(&check).output();
                 let tagged = layout.contains(&"--tag");
-                let unique_length = matches!(*algorithm, "sha1" | "sha224" | "sha384" | "sha512");
+                let unique_length = matches!(algorithm, "sha1" | "sha224" | "sha384" | "sha512");
                 if !with_algorithm && !tagged && !unique_length {
                     continue; // the length alone may not tell; covered below
                 }
@@ -131,13 +80,13 @@ fn round_trip_for_every_algorithm_and_layout() {
 #[test]
 fn one_changed_byte_fails_with_coreutils_messages() {
     let (dir, names) = tree();
-    for algorithm in ALGORITHMS {
+    for algorithm in checkable_algorithms() {
         hash_to_manifest(dir.path(), &["-a", algorithm, "--tag"], &names, "SUMS");
         let path = dir.path().join("plain");
         let mut content = std::fs::read(&path).unwrap();
         content[5] ^= 1;
         std::fs::write(&path, &content).unwrap();
-        let output = fasthash(dir.path(), &["-c", "SUMS"]);
+        let output = fasthash(dir.path()).args(["-c", "SUMS"]).output();
         assert_eq!(output.status.code(), Some(1), "{algorithm}");
         assert!(
             text(&output.stdout).starts_with("plain: FAILED\n"),
@@ -157,7 +106,7 @@ fn one_changed_byte_fails_with_coreutils_messages() {
 fn status_lines_quote_names_as_coreutils_does() {
     let (dir, names) = tree();
     hash_to_manifest(dir.path(), &[], &names, "SUMS");
-    let output = fasthash(dir.path(), &["-c", "SUMS"]);
+    let output = fasthash(dir.path()).args(["-c", "SUMS"]).output();
     assert!(output.status.success());
     let stdout = text(&output.stdout);
     // coreutils 9.11 and later: shell quoting where the name needs it, as in its diagnostics.
@@ -180,7 +129,9 @@ fn status_lines_quote_names_as_coreutils_does() {
     }
     let bsd: Vec<OsString> = awkward.iter().map(OsString::from).collect();
     hash_to_manifest(dir.path(), &["-a", "md5", "--tag"], &bsd, "BSD");
-    let output = fasthash(dir.path(), &["-c", "--strict", "BSD"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--strict", "BSD"])
+        .output();
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(
         text(&output.stdout),
@@ -223,17 +174,15 @@ fn manifests_written_by_the_peers_verify() {
         let Some(tool_path) = peer(tool) else {
             continue;
         };
-        let output = Command::new(&tool_path)
-            .current_dir(dir.path())
+        let output = program(tool_path, dir.path())
             .args(*args)
             .arg("--")
             .args(*list)
-            .stderr(Stdio::null())
-            .output()
-            .unwrap();
+            .redirect_stderr(Stdio::null())
+            .output();
         assert!(output.status.success(), "{tool} {args:?}");
         std::fs::write(dir.path().join("PEER"), &output.stdout).unwrap();
-        let checked = fasthash(dir.path(), &["-c", "PEER"]);
+        let checked = fasthash(dir.path()).args(["-c", "PEER"]).output();
         assert_eq!(
             checked.status.code(),
             Some(0),
@@ -260,7 +209,9 @@ fn crlf_bom_and_nul_terminated_manifests() {
         crlf_bom.extend_from_slice(b"\r\n");
     }
     std::fs::write(dir.path().join("CRLF"), &crlf_bom).unwrap();
-    let output = fasthash(dir.path(), &["-c", "--strict", "CRLF"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--strict", "CRLF"])
+        .output();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
         text(&output.stdout),
@@ -268,7 +219,9 @@ fn crlf_bom_and_nul_terminated_manifests() {
     );
 
     hash_to_manifest(dir.path(), &["-z", "-a", "xxh128"], &names, "ZERO");
-    let output = fasthash(dir.path(), &["-c", "-z", "-a", "xxh128", "ZERO"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "-z", "-a", "xxh128", "ZERO"])
+        .output();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout).matches(": OK\n").count(), names.len());
 }
@@ -278,7 +231,7 @@ fn missing_files_with_and_without_ignore_missing() {
     let (dir, names) = tree();
     hash_to_manifest(dir.path(), &[], &names[..2], "SUMS");
     std::fs::remove_file(dir.path().join("a space")).unwrap();
-    let output = fasthash(dir.path(), &["-c", "SUMS"]);
+    let output = fasthash(dir.path()).args(["-c", "SUMS"]).output();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stdout),
@@ -289,11 +242,15 @@ fn missing_files_with_and_without_ignore_missing() {
         "fasthash: 'a space': No such file or directory\n\
          fasthash: WARNING: 1 listed file could not be read\n"
     );
-    let output = fasthash(dir.path(), &["-c", "--ignore-missing", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--ignore-missing", "SUMS"])
+        .output();
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(text(&output.stdout), "plain: OK\n");
     std::fs::remove_file(dir.path().join("plain")).unwrap();
-    let output = fasthash(dir.path(), &["-c", "--ignore-missing", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--ignore-missing", "SUMS"])
+        .output();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),
@@ -309,29 +266,37 @@ fn malformed_lines_with_warn_strict_quiet_and_status() {
     manifest.extend_from_slice(b"not a checksum line\n# a comment\n\n");
     std::fs::write(dir.path().join("SUMS"), &manifest).unwrap();
 
-    let output = fasthash(dir.path(), &["-c", "SUMS"]);
+    let output = fasthash(dir.path()).args(["-c", "SUMS"]).output();
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(text(&output.stdout), "plain: OK\n");
     assert_eq!(
         text(&output.stderr),
         "fasthash: WARNING: 1 line is improperly formatted\n"
     );
-    let output = fasthash(dir.path(), &["-c", "-w", "-a", "md5", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "-w", "-a", "md5", "SUMS"])
+        .output();
     assert_eq!(
         text(&output.stderr),
         "fasthash: SUMS: 2: improperly formatted MD5 checksum line\n\
          fasthash: WARNING: 1 line is improperly formatted\n"
     );
-    let output = fasthash(dir.path(), &["-c", "--strict", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--strict", "SUMS"])
+        .output();
     assert_eq!(output.status.code(), Some(1));
-    let output = fasthash(dir.path(), &["-c", "--status", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--status", "SUMS"])
+        .output();
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty() && output.stderr.is_empty());
-    let output = fasthash(dir.path(), &["-c", "--quiet", "SUMS"]);
+    let output = fasthash(dir.path())
+        .args(["-c", "--quiet", "SUMS"])
+        .output();
     assert!(output.stdout.is_empty());
 
     std::fs::write(dir.path().join("JUNK"), b"junk\nmore junk\n").unwrap();
-    let output = fasthash(dir.path(), &["-c", "JUNK"]);
+    let output = fasthash(dir.path()).args(["-c", "JUNK"]).output();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),
@@ -339,7 +304,7 @@ fn malformed_lines_with_warn_strict_quiet_and_status() {
     );
     // The manifest on standard input is named as coreutils names it.
     let junk = std::fs::read(dir.path().join("JUNK")).unwrap();
-    let output = run(dir.path(), Path::new(FASTHASH), &["-c"], Some(&junk));
+    let output = fasthash(dir.path()).arg("-c").stdin(junk).output();
     assert_eq!(
         text(&output.stderr),
         "fasthash: 'standard input': no properly formatted checksum lines found\n"
@@ -366,7 +331,7 @@ fn untagged_digests_are_tried_under_every_algorithm_of_their_length() {
     ] {
         let manifest = format!("M-{algorithm}");
         hash_to_manifest(dir.path(), &["-a", algorithm], &names, &manifest);
-        let output = fasthash(dir.path(), &["-c", &manifest]);
+        let output = fasthash(dir.path()).args(["-c", &manifest]).output();
         assert_eq!(
             output.status.code(),
             Some(0),
@@ -381,7 +346,9 @@ fn untagged_digests_are_tried_under_every_algorithm_of_their_length() {
         );
 
         // --debug names the reading that matched, on standard error only.
-        let debug = fasthash(dir.path(), &["--debug", "-c", &manifest]);
+        let debug = fasthash(dir.path())
+            .args(["--debug", "-c", &manifest])
+            .output();
         assert_eq!(debug.stdout, output.stdout, "{algorithm}");
         let preferred = ["md5", "xxh64", "crc32", "sha256"].contains(&algorithm);
         assert_eq!(
@@ -393,14 +360,18 @@ fn untagged_digests_are_tried_under_every_algorithm_of_their_length() {
 
         // Under -a with another algorithm of that length, nothing else is tried.
         if !preferred {
-            let output = fasthash(dir.path(), &["-c", "-a", "md5", &manifest]);
+            let output = fasthash(dir.path())
+                .args(["-c", "-a", "md5", &manifest])
+                .output();
             assert_ne!(output.status.code(), Some(0), "{algorithm}");
         }
     }
     // A changed file fails under every reading.
     std::fs::write(dir.path().join("plain"), b"changed").unwrap();
     for algorithm in ["md5", "xxh128", "xxh3", "crc64nvme", "crc32c"] {
-        let output = fasthash(dir.path(), &["-c", &format!("M-{algorithm}")]);
+        let output = fasthash(dir.path())
+            .args(["-c", &format!("M-{algorithm}")])
+            .output();
         assert_eq!(output.status.code(), Some(1), "{algorithm}");
         assert!(
             text(&output.stdout).contains("plain: FAILED\n"),
@@ -438,8 +409,12 @@ fn thread_count_does_not_change_the_output() {
     let mut good = std::fs::read(dir.path().join("GOOD")).unwrap();
     good.extend_from_slice(&manifest);
     std::fs::write(dir.path().join("SUMS"), &good).unwrap();
-    let one = fasthash(dir.path(), &["-c", "-j", "1", "SUMS"]);
-    let many = fasthash(dir.path(), &["-c", "-j", "8", "SUMS"]);
+    let one = fasthash(dir.path())
+        .args(["-c", "-j", "1", "SUMS"])
+        .output();
+    let many = fasthash(dir.path())
+        .args(["-c", "-j", "8", "SUMS"])
+        .output();
     assert_eq!(one.stdout, many.stdout);
     assert_eq!(one.stderr, many.stderr);
     assert_eq!(one.status.code(), Some(1));
@@ -483,9 +458,7 @@ fn drop_in_names_check_exactly_as_coreutils() {
     let Some(real) = peer("sha256sum") else {
         return;
     };
-    let links = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(FASTHASH, links.path().join("sha256sum")).unwrap();
-    let ours = links.path().join("sha256sum");
+    let ours = Path::new(FASTHASH);
     let option_sets: &[&[&str]] = &[
         &["-c"],
         &["-c", "-w"],
@@ -496,61 +469,41 @@ fn drop_in_names_check_exactly_as_coreutils() {
         &["-c", "--status", "-w"],
         &["-c", "-z"],
     ];
-    let by_name = |program: &PathBuf, args: &[&str], stdin: Option<&[u8]>| -> Output {
-        let mut command = Command::new("sha256sum");
-        command.env("PATH", program.parent().unwrap());
-        command
-            .current_dir(d)
+    let by_name = |binary: &Path, args: &[&str], stdin: &[u8]| -> Output {
+        program(binary, d)
+            .called("sha256sum")
             .args(args)
-            .env("LC_ALL", "C.UTF-8")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // Merge the two streams in program order, as a terminal shows them.
-        let mut child = command.spawn().unwrap();
-        {
-            use std::io::Write;
-            let mut input = child.stdin.take().unwrap();
-            if let Some(data) = stdin {
-                input.write_all(data).unwrap();
-            }
-        }
-        child.wait_with_output().unwrap()
-    };
-    let merged = |program: &PathBuf, args: &[&str]| -> (Vec<u8>, Option<i32>) {
-        let script = format!("exec sha256sum {} 2>&1", args.join(" "));
-        let output = Command::new("sh")
-            .arg("-c")
-            .arg(script)
-            .env(
-                "PATH",
-                format!("{}:/usr/bin:/bin", program.parent().unwrap().display()),
-            )
-            .env("LC_ALL", "C.UTF-8")
-            .current_dir(d)
+            .stdin(stdin)
             .output()
-            .unwrap();
+    };
+    // Both streams in program order, as a terminal shows them.
+    let merged = |binary: &Path, args: &[&str]| -> (Vec<u8>, Option<i32>) {
+        let output = program(binary, d)
+            .called("sha256sum")
+            .args(args)
+            .shell("", "2>&1")
+            .output();
         (output.stdout, output.status.code())
     };
     for options in option_sets {
         for (name, _) in manifests {
             let mut args = options.to_vec();
             args.push(name);
-            let theirs = by_name(&real, &args, None);
-            let mine = by_name(&ours, &args, None);
+            let theirs = by_name(&real, &args, b"");
+            let mine = by_name(ours, &args, b"");
             let what = format!("sha256sum {args:?}");
             assert_eq!(
                 text(&mine.stdout),
-                status_lines_as_coreutils_9_11(&text(&theirs.stdout)),
+                text(&status_lines_as_coreutils_9_11(&theirs.stdout)),
                 "{what}: stdout"
             );
             assert_eq!(text(&mine.stderr), text(&theirs.stderr), "{what}: stderr");
             assert_eq!(mine.status.code(), theirs.status.code(), "{what}: exit");
-            let (mine, my_code) = merged(&ours, &args);
+            let (mine, my_code) = merged(ours, &args);
             let (theirs, their_code) = merged(&real, &args);
             assert_eq!(
                 text(&mine),
-                status_lines_as_coreutils_9_11(&text(&theirs)),
+                text(&status_lines_as_coreutils_9_11(&theirs)),
                 "{what}: merged order"
             );
             assert_eq!(my_code, their_code);
@@ -558,20 +511,20 @@ fn drop_in_names_check_exactly_as_coreutils() {
     }
     // Several manifests in one run, and a manifest on standard input.
     let args = ["-c", "m_ok", "nonexist_manifest", "m_bad", "m_nofmt", "dir"];
-    let theirs = by_name(&real, &args, None);
-    let mine = by_name(&ours, &args, None);
+    let theirs = by_name(&real, &args, b"");
+    let mine = by_name(ours, &args, b"");
     assert_eq!(
         text(&mine.stdout),
-        status_lines_as_coreutils_9_11(&text(&theirs.stdout))
+        text(&status_lines_as_coreutils_9_11(&theirs.stdout))
     );
     assert_eq!(text(&mine.stderr), text(&theirs.stderr));
     assert_eq!(mine.status.code(), theirs.status.code());
     for (_, content) in manifests {
-        let theirs = by_name(&real, &["-c"], Some(content.as_bytes()));
-        let mine = by_name(&ours, &["-c", "-"], Some(content.as_bytes()));
+        let theirs = by_name(&real, &["-c"], content.as_bytes());
+        let mine = by_name(ours, &["-c", "-"], content.as_bytes());
         assert_eq!(
             text(&mine.stdout),
-            status_lines_as_coreutils_9_11(&text(&theirs.stdout)),
+            text(&status_lines_as_coreutils_9_11(&theirs.stdout)),
             "stdin {content:?}"
         );
         assert_eq!(
@@ -628,62 +581,38 @@ fn b3sum_checks_as_b3sum_does() {
     not_utf8.extend_from_slice(format!("{b}  b\n").as_bytes());
     std::fs::write(d.join("NOTUTF8"), not_utf8).unwrap();
 
-    let links = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(FASTHASH, links.path().join("b3sum")).unwrap();
-    let ours = links.path().join("b3sum");
-    let run = |program: &Path, args: &str| {
-        let shell = |script: String| {
-            Command::new("sh")
-                .arg("-c")
-                .arg(script)
-                .env(
-                    "PATH",
-                    format!("{}:/usr/bin:/bin", program.parent().unwrap().display()),
-                )
-                // anyhow, in the real b3sum, adds a backtrace to `Error:` when these are set.
-                .env_remove("RUST_BACKTRACE")
-                .env_remove("RUST_LIB_BACKTRACE")
-                .current_dir(d)
-                .output()
-                .unwrap()
+    let run = |binary: &Path, args: &[&str], redirect: &str| {
+        let b3sum = || {
+            program(binary, d)
+                .called("b3sum")
+                .without_backtraces()
+                .args(args)
         };
         (
-            shell(format!("exec b3sum {args}")),
-            shell(format!("exec b3sum {args} 2>&1")).stdout,
+            b3sum().shell("", redirect).output(),
+            b3sum()
+                .shell("", &format!("{redirect} 2>&1"))
+                .output()
+                .stdout,
         )
     };
-    for args in [
-        "-c CHECK",
-        "-c --quiet CHECK",
-        "-c GOOD",
-        "--check GOOD GOOD",
-        "-c --quiet GOOD",
-        "-c GOOD NOSUCH GOOD",
-        "-c NOTUTF8",
-        "-c - < CHECK",
-        "-c < GOOD",
+    for (args, redirect) in [
+        (&["-c", "CHECK"][..], ""),
+        (&["-c", "--quiet", "CHECK"], ""),
+        (&["-c", "GOOD"], ""),
+        (&["--check", "GOOD", "GOOD"], ""),
+        (&["-c", "--quiet", "GOOD"], ""),
+        (&["-c", "GOOD", "NOSUCH", "GOOD"], ""),
+        (&["-c", "NOTUTF8"], ""),
+        (&["-c", "-"], "< CHECK"),
+        (&["-c"], "< GOOD"),
     ] {
-        let (mine, mine_merged) = run(&ours, args);
-        let (theirs, theirs_merged) = run(&real, args);
-        assert_eq!(
-            text(&mine.stdout),
-            text(&theirs.stdout),
-            "b3sum {args}: stdout"
-        );
-        assert_eq!(
-            text(&mine.stderr),
-            text(&theirs.stderr),
-            "b3sum {args}: stderr"
-        );
-        assert_eq!(
-            mine.status.code(),
-            theirs.status.code(),
-            "b3sum {args}: exit"
-        );
-        assert_eq!(
-            text(&mine_merged),
-            text(&theirs_merged),
-            "b3sum {args}: merged"
-        );
+        let what = format!("b3sum {} {redirect}", args.join(" "));
+        let (mine, mine_merged) = run(Path::new(FASTHASH), args, redirect);
+        let (theirs, theirs_merged) = run(&real, args, redirect);
+        assert_eq!(text(&mine.stdout), text(&theirs.stdout), "{what}: stdout");
+        assert_eq!(text(&mine.stderr), text(&theirs.stderr), "{what}: stderr");
+        assert_eq!(mine.status.code(), theirs.status.code(), "{what}: exit");
+        assert_eq!(text(&mine_merged), text(&theirs_merged), "{what}: merged");
     }
 }

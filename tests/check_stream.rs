@@ -3,13 +3,15 @@
 //! output fails, and a manifest fed slowly through a pipe is answered line by line. Every
 //! run here has a deadline, so a regression fails the test instead of hanging it.
 
+mod common;
+
+use common::{text, Run, FASTHASH};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// The empty file `f`, the drop-in names as links to fasthash, and a manifest line for each.
@@ -51,15 +53,14 @@ fn blake2b_512_of_nothing() -> &'static str {
      d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"
 }
 
-fn program(dir: &Path, name: &str) -> Command {
+/// fasthash, or its link called `name` in `dir` run by that path (which its messages name).
+fn called(dir: &Path, name: &str) -> Run {
     let path = if name == "fasthash" {
         FASTHASH.into()
     } else {
         dir.join(name)
     };
-    let mut command = Command::new(path);
-    command.current_dir(dir).env("LC_ALL", "C");
-    command
+    common::program(path, dir).env("LC_ALL", "C")
 }
 
 /// Feeds `line` to the child's standard input over and over until it stops reading.
@@ -102,13 +103,11 @@ fn check_endless(
     line: String,
     stdout: impl Into<Stdio>,
 ) -> (Option<i32>, String) {
-    let mut child = program(dir, name)
+    let mut child = called(dir, name)
         .arg("-c")
-        .stdin(Stdio::piped())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .redirect_stdin(Stdio::piped())
+        .redirect_stdout(stdout)
+        .spawn();
     let feeder = feed_forever(&mut child, line);
     let result = wait_or_kill(child, name);
     feeder.join().unwrap();
@@ -150,13 +149,10 @@ fn an_endless_manifest_ends_quietly_when_the_reader_goes_away() {
 fn each_line_is_answered_before_the_next_one_arrives() {
     let (dir, lines) = setup();
     for (name, line) in lines {
-        let mut child = program(dir.path(), name)
+        let mut child = called(dir.path(), name)
             .arg("-c")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .redirect_stdin(Stdio::piped())
+            .spawn();
         let mut stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let (sender, statuses) = mpsc::channel();
@@ -193,13 +189,10 @@ fn each_line_is_answered_before_the_next_one_arrives() {
 fn a_manifest_that_cannot_be_read_is_a_read_error() {
     let (dir, _) = setup();
     std::fs::create_dir(dir.path().join("d")).unwrap();
-    let output = program(dir.path(), "sha256sum")
-        .args(["-c", "d"])
-        .output()
-        .unwrap();
+    let output = called(dir.path(), "sha256sum").args(["-c", "d"]).output();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        text(&output.stderr),
         format!(
             "{}: d: read error\n",
             dir.path().join("sha256sum").display()

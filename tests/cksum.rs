@@ -6,23 +6,19 @@
 
 mod common;
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use common::{
+    assert_same_output, fasthash, os, os_names, pattern, peer, program,
+    status_lines_as_coreutils_9_11, text, write_files,
+};
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+use std::process::Output;
 
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
-
-/// A directory of files with awkward names, and a directory of drop-in links.
-struct Setup {
-    files: tempfile::TempDir,
-    links: tempfile::TempDir,
-}
-
-fn setup() -> Setup {
+/// A directory of files with awkward names.
+fn setup() -> tempfile::TempDir {
     let files = tempfile::tempdir().unwrap();
-    for (index, name) in [
-        &b"plain"[..],
+    let names: [&[u8]; 8] = [
+        b"plain",
         b"with space",
         b"back\\slash",
         b"new\nline",
@@ -30,127 +26,72 @@ fn setup() -> Setup {
         b"\xff not utf-8",
         b"empty",
         b"big",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let len = match *name {
+    ];
+    write_files(files.path(), &names, |index, name| {
+        let len = match name {
             b"empty" => 0,
             b"big" => 3_000_017,
             _ => index * 1_237 + 5,
         };
-        let content: Vec<u8> = (0..len).map(|i| (i * 131 + index) as u8).collect();
-        std::fs::write(
-            files.path().join(OsString::from_vec(name.to_vec())),
-            content,
-        )
-        .unwrap();
-    }
-    let links = tempfile::tempdir().unwrap();
-    for name in ["b2sum", "cksum", "sum"] {
-        std::os::unix::fs::symlink(FASTHASH, links.path().join(name)).unwrap();
-    }
-    Setup { files, links }
+        pattern(len, 131, index)
+    });
+    files
 }
 
 fn names() -> Vec<OsString> {
-    [
-        &b"plain"[..],
+    os_names(&[
+        b"plain",
         b"with space",
         b"back\\slash",
         b"new\nline",
         b"\xff not utf-8",
         b"empty",
         b"big",
-    ]
-    .iter()
-    .map(|n| OsString::from_vec(n.to_vec()))
-    .collect()
+    ])
 }
 
-fn run(bin: &Path, program: &str, dir: &Path, args: &[OsString], stdin: &[u8]) -> Output {
-    common::output_with_stdin(
-        Command::new(program)
-            .env("PATH", bin)
-            .env("LC_ALL", "C")
-            .current_dir(dir)
-            .args(args),
-        stdin,
-    )
-}
-
-/// The installed coreutils program's directory, if it is there.
-fn peer_dir(program: &str) -> Option<PathBuf> {
-    common::peer(program).map(|path| path.parent().unwrap().to_path_buf())
+/// fasthash under one of cksum's names in `dir`, in the C locale as [`same`] runs it.
+fn dropin<S: AsRef<OsStr>>(program: &str, dir: &Path, args: impl IntoIterator<Item = S>) -> Output {
+    fasthash(dir)
+        .called(program)
+        .env("LC_ALL", "C")
+        .args(args)
+        .output()
 }
 
 /// Runs `program ARGS` as coreutils and as fasthash, and asserts the same bytes and status.
-fn same(setup: &Setup, program: &str, args: &[OsString]) {
-    let Some(peer) = peer_dir(program) else {
+fn same(dir: &Path, program_name: &str, args: &[OsString]) {
+    let Some(peer) = peer(program_name) else {
         return;
     };
     let stdin = b"standard input's bytes\n";
-    let theirs = run(&peer, program, setup.files.path(), args, stdin);
-    let ours = run(setup.links.path(), program, setup.files.path(), args, stdin);
-    let what = format!("{program} {args:?}");
-    // Status lines of -c as 9.11 quotes their names (9.1 escaped them otherwise).
-    let expected = if args.iter().any(|a| a == "-c") {
-        status_lines_as_9_11(&theirs.stdout)
-    } else {
-        theirs.stdout.clone()
+    let run = |binary: &Path| {
+        program(binary, dir)
+            .called(program_name)
+            .env("LC_ALL", "C")
+            .args(args)
+            .stdin(stdin)
+            .output()
     };
-    assert_eq!(
-        String::from_utf8_lossy(&ours.stdout),
-        String::from_utf8_lossy(&expected),
-        "{what}: stdout"
-    );
-    assert_eq!(ours.stdout, expected, "{what}: stdout bytes");
-    assert_eq!(
-        String::from_utf8_lossy(&ours.stderr),
-        String::from_utf8_lossy(&theirs.stderr),
-        "{what}: stderr"
-    );
-    assert_eq!(ours.status.code(), theirs.status.code(), "{what}: status");
-}
-
-/// coreutils 9.1's status lines (`NAME: OK`, names escaped only for a newline) as 9.11
-/// writes them (names shell-quoted as in its diagnostics), byte for byte.
-fn status_lines_as_9_11(output: &[u8]) -> Vec<u8> {
-    let mut rewritten = Vec::new();
-    for line in output.split_inclusive(|&b| b == b'\n') {
-        let status = [&b": FAILED open or read\n"[..], b": FAILED\n", b": OK\n"]
-            .into_iter()
-            .find(|status| line.ends_with(status));
-        match status {
-            Some(status) => {
-                let name = &line[..line.len() - status.len()];
-                let raw = match name.strip_prefix(b"\\") {
-                    Some(escaped) => fasthash::format::escape::unescape_name(escaped)
-                        .expect("coreutils escapes names it can unescape"),
-                    None => name.to_vec(),
-                };
-                rewritten.extend_from_slice(&fasthash::format::quote::quote_name(&raw));
-                rewritten.extend_from_slice(status);
-            }
-            None => rewritten.extend_from_slice(line),
-        }
+    let mut theirs = run(&peer);
+    let ours = run(Path::new(common::FASTHASH));
+    // Status lines of -c as 9.11 quotes their names (9.1 escaped them otherwise).
+    if args.iter().any(|a| a == "-c") {
+        theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout);
     }
-    rewritten
+    assert_same_output(&format!("{program_name} {args:?}"), &ours, &theirs);
 }
 
 fn with_names(args: &[&str]) -> Vec<OsString> {
-    let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let mut all = os(args);
     all.extend(names());
     all
 }
 
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
-
 #[test]
 fn sum_prints_as_sum_does() {
-    let setup = setup();
+    let dir = setup();
+    let dir = dir.path();
     for args in [
         &[][..],
         &["-r"],
@@ -159,22 +100,19 @@ fn sum_prints_as_sum_does() {
         &["-rs"],
         &["-s", "-r"],
     ] {
-        same(&setup, "sum", &with_names(args));
-        same(&setup, "sum", &os(args));
-        same(
-            &setup,
-            "sum",
-            &[os(args), os(&["-", "missing", "."])].concat(),
-        );
+        same(dir, "sum", &with_names(args));
+        same(dir, "sum", &os(args));
+        same(dir, "sum", &[os(args), os(&["-", "missing", "."])].concat());
     }
     for bad in [&["-x"][..], &["--bogus"], &["--sys=1"], &["-c", "plain"]] {
-        same(&setup, "sum", &os(bad));
+        same(dir, "sum", &os(bad));
     }
 }
 
 #[test]
 fn cksum_prints_as_cksum_does() {
-    let setup = setup();
+    let dir = setup();
+    let dir = dir.path();
     for args in [
         &[][..],
         &["-a", "crc"],
@@ -191,9 +129,9 @@ fn cksum_prints_as_cksum_does() {
         &["-a", "sm3"],
         &["--untagged", "-a", "sm3", "--tag"],
     ] {
-        same(&setup, "cksum", &with_names(args));
-        same(&setup, "cksum", &os(args));
-        same(&setup, "cksum", &[os(args), os(&["-", "missing"])].concat());
+        same(dir, "cksum", &with_names(args));
+        same(dir, "cksum", &os(args));
+        same(dir, "cksum", &[os(args), os(&["-", "missing"])].concat());
     }
     for bad in [
         // (`-a md5 -l 12`: 9.1 refused the length before the algorithm; see below.)
@@ -204,13 +142,14 @@ fn cksum_prints_as_cksum_does() {
         &["-a"],
         &["--algo", "md5", "plain"],
     ] {
-        same(&setup, "cksum", &os(bad));
+        same(dir, "cksum", &os(bad));
     }
 }
 
 #[test]
 fn b2sum_prints_and_checks_as_b2sum_does() {
-    let setup = setup();
+    let dir = setup();
+    let dir = dir.path();
     for args in [
         &[][..],
         &["-l", "256"],
@@ -219,8 +158,8 @@ fn b2sum_prints_and_checks_as_b2sum_does() {
         &["-l", "0"],
         &["-z", "-l", "160"],
     ] {
-        same(&setup, "b2sum", &with_names(args));
-        same(&setup, "b2sum", &os(args));
+        same(dir, "b2sum", &with_names(args));
+        same(dir, "b2sum", &os(args));
     }
     for bad in [
         &["-l", "12"][..],
@@ -229,13 +168,12 @@ fn b2sum_prints_and_checks_as_b2sum_does() {
         &["-l"],
         &["--len", "x"],
     ] {
-        same(&setup, "b2sum", &os(bad));
+        same(dir, "b2sum", &os(bad));
     }
     // A manifest of several lengths, tagged and not: b2sum -c takes each line's length.
-    let dir = setup.files.path();
     let mut manifest = Vec::new();
     for args in [&["-l", "256"][..], &["--tag", "-l", "128"], &[], &["--tag"]] {
-        let output = run(setup.links.path(), "b2sum", dir, &with_names(args), b"");
+        let output = dropin("b2sum", dir, with_names(args));
         manifest.extend_from_slice(&output.stdout);
     }
     manifest.extend_from_slice(b"not a line\n");
@@ -248,19 +186,15 @@ fn b2sum_prints_and_checks_as_b2sum_does() {
         &["-c", "--strict", "-w", "B2SUMS"],
         &["-c", "--status", "B2SUMS"],
     ] {
-        same(&setup, "b2sum", &os(args));
-        same(
-            &setup,
-            "cksum",
-            &[os(&["-a", "blake2b"]), os(args)].concat(),
-        );
+        same(dir, "b2sum", &os(args));
+        same(dir, "cksum", &[os(&["-a", "blake2b"]), os(args)].concat());
     }
 }
 
 #[test]
 fn cksum_checks_tagged_lines_of_every_algorithm() {
-    let setup = setup();
-    let dir = setup.files.path();
+    let dir = setup();
+    let dir = dir.path();
     let mut manifest = Vec::new();
     for args in [
         &["-a", "md5"][..],
@@ -269,17 +203,11 @@ fn cksum_checks_tagged_lines_of_every_algorithm() {
         &["-a", "blake2b", "-l", "64"],
         &["-a", "sm3"],
     ] {
-        let output = run(setup.links.path(), "cksum", dir, &with_names(args), b"");
+        let output = dropin("cksum", dir, with_names(args));
         manifest.extend_from_slice(&output.stdout);
     }
     // Untagged lines need -a; legacy checksums are never checked.
-    let untagged = run(
-        setup.links.path(),
-        "cksum",
-        dir,
-        &with_names(&["-a", "sha512", "--untagged"]),
-        b"",
-    );
+    let untagged = dropin("cksum", dir, with_names(&["-a", "sha512", "--untagged"]));
     manifest.extend_from_slice(&untagged.stdout);
     std::fs::write(dir.join("SUMS"), &manifest).unwrap();
     std::fs::write(dir.join("plain"), b"changed").unwrap();
@@ -290,7 +218,7 @@ fn cksum_checks_tagged_lines_of_every_algorithm() {
         &["-c", "-a", "md5", "--warn", "SUMS"],
         &["-c", "--ignore-missing", "SUMS", "missing"],
     ] {
-        same(&setup, "cksum", &os(args));
+        same(dir, "cksum", &os(args));
     }
 }
 
@@ -298,12 +226,11 @@ fn cksum_checks_tagged_lines_of_every_algorithm() {
 /// (tests/vectors/nist-cavp/SHA3_256ShortMsg.rsp, `Len = 24`).
 #[test]
 fn what_only_coreutils_9_11_has() {
-    let setup = setup();
-    let dir = setup.files.path();
+    let dir = setup();
+    let dir = dir.path();
     let message = common::decode_hex("b053fa");
     std::fs::write(dir.join("nist"), &message).unwrap();
-    let ours = |args: &[&str]| run(setup.links.path(), "cksum", dir, &os(args), b"");
-    let text = |output: &Output| String::from_utf8_lossy(&output.stdout).into_owned();
+    let ours = |args: &[&str]| dropin("cksum", dir, args);
     let nist: Vec<_> = common::parse_rsp(
         &common::repo_path("tests/vectors/nist-cavp/SHA3_256ShortMsg.rsp"),
         "sha3-256",
@@ -315,18 +242,12 @@ fn what_only_coreutils_9_11_has() {
     let expected = &nist[0].expected_hex;
     // cksum.c output_file: "SHA3" then "-%u" with the length for sha3.
     assert_eq!(
-        text(&ours(&["-a", "sha3", "-l", "256", "nist"])),
+        text(&ours(&["-a", "sha3", "-l", "256", "nist"]).stdout),
         format!("SHA3-256 (nist) = {expected}\n")
     );
     // sha2 prints "SHA%u" (output_file), and checks lines of every length (digest_check).
     let sha2 = ours(&["-a", "sha2", "-l", "384", "--untagged", "nist"]);
-    let sha384 = run(
-        setup.links.path(),
-        "cksum",
-        dir,
-        &os(&["-a", "sha384", "--untagged", "nist"]),
-        b"",
-    );
+    let sha384 = dropin("cksum", dir, os(&["-a", "sha384", "--untagged", "nist"]));
     assert_eq!(sha2.stdout, sha384.stdout);
     std::fs::write(
         dir.join("S"),
@@ -338,33 +259,36 @@ fn what_only_coreutils_9_11_has() {
     )
     .unwrap();
     let checked = ours(&["-c", "-a", "sha3", "S"]);
-    assert_eq!(text(&checked), "nist: OK\nnist: OK\n");
+    assert_eq!(text(&checked.stdout), "nist: OK\nnist: OK\n");
     // "--algorithm=%s requires specifying --length 224, 256, 384, or 512".
     let refused = ours(&["-a", "sha3", "nist"]);
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&refused.stderr),
+        text(&refused.stderr),
         "cksum: --algorithm=sha3 requires specifying --length 224, 256, 384, or 512\n"
     );
     let refused = ours(&["-a", "sha2", "-l", "160", "nist"]);
     assert_eq!(
-        String::from_utf8_lossy(&refused.stderr),
+        text(&refused.stderr),
         "cksum: invalid length: '160'\ncksum: digest length for 'SHA2' must be 224, 256, 384, or 512\n"
     );
     // crc32b: output_crc, "%u %jd" (zlib's CRC-32 of "123456789" is 0xCBF43926, the
     // catalogue's check value).
     std::fs::write(dir.join("check"), b"123456789").unwrap();
     assert_eq!(
-        text(&ours(&["-a", "crc32b", "check"])),
+        text(&ours(&["-a", "crc32b", "check"]).stdout),
         format!("{} 9 check\n", 0xCBF4_3926u32)
     );
     // --base64 (9.2 and later), written and checked.
     use base64::Engine as _;
     let base64 = base64::engine::general_purpose::STANDARD.encode(common::decode_hex(expected));
     let written = ours(&["-a", "sha3", "-l", "256", "--base64", "nist"]);
-    assert_eq!(text(&written), format!("SHA3-256 (nist) = {base64}\n"));
+    assert_eq!(
+        text(&written.stdout),
+        format!("SHA3-256 (nist) = {base64}\n")
+    );
     std::fs::write(dir.join("B64"), &written.stdout).unwrap();
-    assert_eq!(text(&ours(&["-c", "B64"])), "nist: OK\n");
+    assert_eq!(text(&ours(&["-c", "B64"]).stdout), "nist: OK\n");
     // --raw: the digest's bytes (a legacy checksum's big-endian); one file only.
     assert_eq!(
         ours(&["--raw", "-a", "crc32b", "check"]).stdout,
@@ -376,12 +300,11 @@ fn what_only_coreutils_9_11_has() {
     );
     let refused = ours(&["--raw", "check", "nist"]);
     assert_eq!(
-        String::from_utf8_lossy(&refused.stderr),
+        text(&refused.stderr),
         "cksum: the --raw option is not supported with multiple files\n"
     );
     let refused = ours(&["--raw", "--base64", "check"]);
-    assert!(String::from_utf8_lossy(&refused.stderr)
-        .starts_with("cksum: --base64 and --raw are mutually exclusive\n"));
+    assert!(text(&refused.stderr).starts_with("cksum: --base64 and --raw are mutually exclusive\n"));
     // 9.11's names for -a (algorithm_args), listed when one is unknown, as argmatch lists them.
     let refused = ours(&["-a", "nope", "check"]);
     assert_eq!(refused.status.code(), Some(1));
@@ -391,7 +314,7 @@ fn what_only_coreutils_9_11_has() {
     ];
     let listed: String = names.iter().map(|n| format!("  - '{n}'\n")).collect();
     assert_eq!(
-        String::from_utf8_lossy(&refused.stderr),
+        text(&refused.stderr),
         format!(
             "cksum: invalid argument 'nope' for '--algorithm'\nValid arguments are:\n{listed}\
              Try 'cksum --help' for more information.\n"
@@ -400,10 +323,13 @@ fn what_only_coreutils_9_11_has() {
     // `SHA2-384 (F) = ` reads as `SHA384 (F) = `, with or without -a sha2; `SHA2-128` is no
     // line (coreutils' tests/cksum/cksum-c.sh).
     let sha384 = ours(&["-a", "sha384", "nist"]);
-    let renamed = String::from_utf8_lossy(&sha384.stdout).replacen("SHA", "SHA2-", 1);
+    let renamed = text(&sha384.stdout).replacen("SHA", "SHA2-", 1);
     std::fs::write(dir.join("SHA2"), renamed).unwrap();
-    assert_eq!(text(&ours(&["-c", "SHA2"])), "nist: OK\n");
-    assert_eq!(text(&ours(&["-c", "-a", "sha2", "SHA2"])), "nist: OK\n");
+    assert_eq!(text(&ours(&["-c", "SHA2"]).stdout), "nist: OK\n");
+    assert_eq!(
+        text(&ours(&["-c", "-a", "sha2", "SHA2"]).stdout),
+        "nist: OK\n"
+    );
     std::fs::write(
         dir.join("BAD"),
         "SHA2-128 (nist) = 38b060a751ac96384cd9327eb1b1e36a\n",
@@ -415,15 +341,9 @@ fn what_only_coreutils_9_11_has() {
     );
     // A length too large for any integer is clamped, then refused as too long
     // (xnumtoimax with XTOINT_MAX_QUIET; coreutils' own tests/cksum/b2sum.sh checks this).
-    let huge = run(
-        setup.links.path(),
-        "b2sum",
-        dir,
-        &os(&["-l", "18446744073709551616", "check"]),
-        b"",
-    );
+    let huge = dropin("b2sum", dir, os(&["-l", "18446744073709551616", "check"]));
     assert_eq!(
-        String::from_utf8_lossy(&huge.stderr),
+        text(&huge.stderr),
         "b2sum: invalid length: '18446744073709551616'\nb2sum: maximum digest length for 'BLAKE2b' is 512 bits\n"
     );
     // "--text mode is only supported with --untagged" (cksum.c, with prefix_tag set).
@@ -456,26 +376,19 @@ fn fasthash_refuses_what_legacy_checksums_cannot_do() {
         ("sysv", "--base64"),
         ("crc32b", "-b"),
     ] {
-        let output = common::fasthash_in(dir.path(), &["-a", algorithm, option, "f"]);
+        let output = fasthash(dir.path())
+            .args(["-a", algorithm, option, "f"])
+            .output();
         assert_eq!(output.status.code(), Some(2), "{algorithm} {option}");
         assert!(output.stdout.is_empty());
-        assert!(String::from_utf8_lossy(&output.stderr).contains("does not apply to -a"));
+        assert!(text(&output.stderr).contains("does not apply to -a"));
     }
     // Without them, cksum's own line.
-    let output = common::fasthash_in(dir.path(), &["-a", "crc", "f"]);
-    if let Some(cksum) = common::peer("cksum") {
-        let expected = Command::new(cksum)
-            .current_dir(dir.path())
-            .arg("f")
-            .output()
-            .unwrap();
+    let output = fasthash(dir.path()).args(["-a", "crc", "f"]).output();
+    if let Some(cksum) = peer("cksum") {
+        let expected = program(cksum, dir.path()).arg("f").output();
         assert_eq!(output.stdout, expected.stdout);
     }
-}
-
-/// Runs one of the drop-in names in `dir`, with nothing on standard input.
-fn dropin(setup: &Setup, program: &str, dir: &Path, args: &[&str]) -> Output {
-    run(setup.links.path(), program, dir, &os(args), b"")
 }
 
 /// `-l 0` asks for the default length, which every algorithm has: 9.11 refuses only a
@@ -483,29 +396,26 @@ fn dropin(setup: &Setup, program: &str, dir: &Path, args: &[&str]) -> Output {
 /// coreutils' tests/cksum/cksum-raw.sh passes `-l0` to every algorithm).
 #[test]
 fn cksum_takes_length_zero_with_any_algorithm() {
-    let setup = setup();
-    let dir = setup.files.path();
+    let dir = setup();
+    let dir = dir.path();
     for algorithm in ["bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sm3"] {
-        let with_zero = dropin(&setup, "cksum", dir, &["-a", algorithm, "-l", "0", "plain"]);
-        let without = dropin(&setup, "cksum", dir, &["-a", algorithm, "plain"]);
+        let with_zero = dropin("cksum", dir, ["-a", algorithm, "-l", "0", "plain"]);
+        let without = dropin("cksum", dir, ["-a", algorithm, "plain"]);
         assert_eq!(with_zero.status.code(), Some(0), "{algorithm}");
         assert_eq!(with_zero.stdout, without.stdout, "{algorithm}");
         assert!(with_zero.stderr.is_empty(), "{algorithm}");
     }
     // A length other than 0 is refused for the algorithm first, whatever it is: 9.11 checks
     // it only after reading every option (9.1 refused 12 as "not a multiple of 8" at once).
-    let twelve = dropin(&setup, "cksum", dir, &["-a", "md5", "-l", "12", "plain"]);
+    let twelve = dropin("cksum", dir, ["-a", "md5", "-l", "12", "plain"]);
     assert_eq!(
-        String::from_utf8_lossy(&twelve.stderr),
+        text(&twelve.stderr),
         "cksum: --length is only supported with --algorithm blake2b, sha2, or sha3\n"
     );
     assert_eq!(twelve.status.code(), Some(1));
     // A length that is not a number is still refused as one.
-    let bad = dropin(&setup, "cksum", dir, &["-a", "md5", "-l", "x", "plain"]);
-    assert_eq!(
-        String::from_utf8_lossy(&bad.stderr),
-        "cksum: invalid length: 'x'\n"
-    );
+    let bad = dropin("cksum", dir, ["-a", "md5", "-l", "x", "plain"]);
+    assert_eq!(text(&bad.stderr), "cksum: invalid length: 'x'\n");
     assert_eq!(bad.status.code(), Some(1));
 }
 
@@ -513,8 +423,9 @@ fn cksum_takes_length_zero_with_any_algorithm() {
 /// tests/cksum/cksum-base64.pl compares that list with its own.
 #[test]
 fn cksum_help_lists_the_algorithm_names_one_a_line() {
-    let setup = setup();
-    let help = dropin(&setup, "cksum", setup.files.path(), &["--help"]);
+    let dir = setup();
+    let dir = dir.path();
+    let help = dropin("cksum", dir, ["--help"]);
     let text = String::from_utf8(help.stdout).unwrap();
     let listed: Vec<&str> = text
         .lines()
@@ -535,7 +446,6 @@ fn cksum_help_lists_the_algorithm_names_one_a_line() {
 /// line that was malformed itself (coreutils' tests/cksum/cksum-c.sh and cksum-sha3.sh).
 #[test]
 fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
-    let setup = setup();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let empty_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -547,9 +457,9 @@ fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
         ),
     )
     .unwrap();
-    let output = dropin(&setup, "cksum", dir, &["-c", "-w", "mixed"]);
+    let output = dropin("cksum", dir, ["-c", "-w", "mixed"]);
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        text(&output.stderr),
         "cksum: mixed: 1: improperly formatted CRC checksum line\n\
          cksum: mixed: 3: improperly formatted SHA256 checksum line\n\
          cksum: mixed: 4: improperly formatted SM3 checksum line\n\
@@ -558,7 +468,7 @@ fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
          cksum: mixed: 7: improperly formatted SM3 checksum line\n\
          cksum: WARNING: 6 lines are improperly formatted\n"
     );
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "e: OK\n");
+    assert_eq!(text(&output.stdout), "e: OK\n");
     assert_eq!(output.status.code(), Some(0));
 
     // A digest one digit short is malformed, named after its own tag.
@@ -567,9 +477,9 @@ fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
         format!("SHA256 (e) = {}\n", &empty_sha256[..63]),
     )
     .unwrap();
-    let output = dropin(&setup, "cksum", dir, &["-c", "-w", "short"]);
+    let output = dropin("cksum", dir, ["-c", "-w", "short"]);
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        text(&output.stderr),
         "cksum: short: 1: improperly formatted SHA256 checksum line\n\
          cksum: short: no properly formatted checksum lines found\n"
     );
@@ -580,9 +490,9 @@ fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
         format!("SHA3-248 (e) = {}\n", &empty_sha256[..62]),
     )
     .unwrap();
-    let output = dropin(&setup, "cksum", dir, &["-a", "sha3", "-c", "-w", "odd"]);
+    let output = dropin("cksum", dir, ["-a", "sha3", "-c", "-w", "odd"]);
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        text(&output.stderr),
         "cksum: odd: 1: improperly formatted SHA3 checksum line\n\
          cksum: odd: no properly formatted checksum lines found\n"
     );
@@ -594,7 +504,6 @@ fn cksum_warn_names_the_algorithm_cksum_has_at_that_line() {
 /// tagged `SHA2-NNN`, is malformed.
 #[test]
 fn cksum_sha2_check_keeps_the_first_tagged_member() {
-    let setup = setup();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     std::fs::write(dir.join("e"), b"").unwrap();
@@ -607,10 +516,10 @@ fn cksum_sha2_check_keeps_the_first_tagged_member() {
         ),
     )
     .unwrap();
-    let output = dropin(&setup, "cksum", dir, &["-a", "sha2", "-c", "-w", "s"]);
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "e: OK\ne: OK\n");
+    let output = dropin("cksum", dir, ["-a", "sha2", "-c", "-w", "s"]);
+    assert_eq!(text(&output.stdout), "e: OK\ne: OK\n");
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        text(&output.stderr),
         "cksum: s: 3: improperly formatted SHA256 checksum line\n\
          cksum: s: 4: improperly formatted SHA256 checksum line\n\
          cksum: WARNING: 2 lines are improperly formatted\n"
@@ -623,7 +532,6 @@ fn cksum_sha2_check_keeps_the_first_tagged_member() {
 /// with a tag's letters is read as an untagged one (coreutils' tests/cksum/cksum-c.sh).
 #[test]
 fn cksum_reads_base64_digests_by_their_shape() {
-    let setup = setup();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     std::fs::write(dir.join("e"), b"").unwrap();
@@ -633,13 +541,10 @@ fn cksum_reads_base64_digests_by_their_shape() {
         "SHA1+++++++++++++++++++++++=  e\n2jmj7l5rSw0yVb/vlWAYkK/YBwl=  e\n2jmj7l5rSw0yVb/vlWAYkK/YBwk=  e\n",
     )
     .unwrap();
-    let output = dropin(&setup, "cksum", dir, &["-a", "sha1", "-c", "s"]);
+    let output = dropin("cksum", dir, ["-a", "sha1", "-c", "s"]);
+    assert_eq!(text(&output.stdout), "e: FAILED\ne: FAILED\ne: OK\n");
     assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
-        "e: FAILED\ne: FAILED\ne: OK\n"
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
+        text(&output.stderr),
         "cksum: WARNING: 2 computed checksums did NOT match\n"
     );
     assert_eq!(output.status.code(), Some(1));
@@ -650,18 +555,17 @@ fn cksum_reads_base64_digests_by_their_shape() {
 /// exited 0 (coreutils' tests/misc/io-errors.sh runs every program's --version so).
 #[test]
 fn version_and_help_to_a_closed_stdout_are_write_errors() {
-    let setup = setup();
+    let dir = tempfile::tempdir().unwrap();
     for program in ["cksum", "b2sum", "sum"] {
         for option in ["--version", "--help"] {
-            let output = Command::new("/bin/sh")
-                .arg("-c")
-                .arg(format!("exec {program} {option} >&-"))
-                .env("PATH", setup.links.path())
+            let output = fasthash(dir.path())
+                .called(program)
                 .env("LC_ALL", "C")
-                .output()
-                .unwrap();
+                .arg(option)
+                .shell("", ">&-")
+                .output();
             assert_eq!(
-                String::from_utf8_lossy(&output.stderr),
+                text(&output.stderr),
                 format!("{program}: write error: Bad file descriptor\n"),
                 "{program} {option}"
             );
@@ -675,15 +579,12 @@ fn version_and_help_to_a_closed_stdout_are_write_errors() {
 /// injects it with strace, which this does too where strace can).
 #[test]
 fn a_directory_is_read_for_its_error() {
-    let setup = setup();
-    let dir = setup.files.path();
-    let output = dropin(&setup, "cksum", dir, &["-a", "md5", "."]);
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
-        "cksum: .: Is a directory\n"
-    );
+    let dir = setup();
+    let dir = dir.path();
+    let output = dropin("cksum", dir, ["-a", "md5", "."]);
+    assert_eq!(text(&output.stderr), "cksum: .: Is a directory\n");
     assert_eq!(output.status.code(), Some(1));
-    let probe = Command::new("strace")
+    let probe = program("strace", dir)
         .args([
             "-o",
             "/dev/null",
@@ -693,19 +594,20 @@ fn a_directory_is_read_for_its_error() {
             "fault=all:error=EIO",
             "true",
         ])
-        .output();
+        .try_output();
     if !probe.is_ok_and(|p| p.status.success()) {
         return;
     }
-    let injected = Command::new("strace")
+    let injected = program("strace", dir)
         .args(["-f", "-o", "/dev/null", "-P", ".", "-e", "/read,splice"])
         .args(["-e", "fault=all:error=EIO", "cksum", "-a", "md5", "."])
-        .env("PATH", setup.links.path())
+        .env(
+            "PATH",
+            common::drop_in_dir(Path::new(common::FASTHASH), "cksum"),
+        )
         .env("LC_ALL", "C")
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&injected.stderr);
+        .output();
+    let stderr = text(&injected.stderr);
     assert!(
         stderr.ends_with("cksum: .: Input/output error\n"),
         "{stderr}"

@@ -4,18 +4,17 @@
 
 mod common;
 
-use common::peer;
+use common::{
+    assert_same_output, assert_same_stdout_and_status, fasthash, os, os_names, pattern, peer,
+    program,
+};
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+use std::process::Output;
 
 /// Names that have broken checksum tools before.
 fn awkward_names() -> Vec<OsString> {
-    [
-        &b"plain.txt"[..],
+    os_names(&[
+        b"plain.txt",
         b"with space",
         b"back\\slash",
         b"new\nline",
@@ -26,10 +25,7 @@ fn awkward_names() -> Vec<OsString> {
         "caf\u{e9}".as_bytes(),
         b"quote'and\"double",
         b"empty",
-    ]
-    .iter()
-    .map(|n| OsString::from_vec(n.to_vec()))
-    .collect()
+    ])
 }
 
 /// A temporary directory holding one file per awkward name, with varied contents.
@@ -37,84 +33,14 @@ fn corpus() -> (tempfile::TempDir, Vec<OsString>) {
     let dir = tempfile::tempdir().unwrap();
     let names = awkward_names();
     for (i, name) in names.iter().enumerate() {
-        let content: Vec<u8> = if name == "empty" {
+        let content = if name == "empty" {
             Vec::new()
         } else {
-            (0..i * 997 + 3).map(|j| (j * 31 + i) as u8).collect()
+            pattern(i * 997 + 3, 31, i)
         };
         std::fs::write(dir.path().join(name), content).unwrap();
     }
     (dir, names)
-}
-
-fn run_in(dir: &Path, program: &Path, args: &[OsString], stdin: Option<&[u8]>) -> Output {
-    run_command(Command::new(program), dir, args, stdin)
-}
-
-/// Runs `program` by its bare name found in `bin_dir`, so that `argv[0]` (which coreutils
-/// prints in its messages) is the same for the peer and for the drop-in.
-fn run_by_name(dir: &Path, program: &Path, args: &[OsString]) -> Output {
-    let mut command = Command::new(program.file_name().unwrap());
-    command.env("PATH", program.parent().unwrap());
-    run_command(command, dir, args, None)
-}
-
-fn run_command(
-    mut command: Command,
-    dir: &Path,
-    args: &[OsString],
-    stdin: Option<&[u8]>,
-) -> Output {
-    command
-        .current_dir(dir)
-        .args(args)
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    if let Some(data) = stdin {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(data).unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
-
-/// A directory with `name -> fasthash` symlinks, for the drop-in names.
-fn drop_in(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join(name);
-    std::os::unix::fs::symlink(FASTHASH, &link).unwrap();
-    (dir, link)
-}
-
-fn assert_same(what: &str, ours: &Output, theirs: &Output, compare_stderr: bool) {
-    assert_eq!(
-        String::from_utf8_lossy(&ours.stdout),
-        String::from_utf8_lossy(&theirs.stdout),
-        "{what}: stdout differs"
-    );
-    assert_eq!(ours.stdout, theirs.stdout, "{what}: stdout bytes differ");
-    if compare_stderr {
-        assert_eq!(
-            String::from_utf8_lossy(&ours.stderr),
-            String::from_utf8_lossy(&theirs.stderr),
-            "{what}: stderr differs"
-        );
-    }
-    assert_eq!(
-        ours.status.code(),
-        theirs.status.code(),
-        "{what}: exit code"
-    );
 }
 
 const COREUTILS: &[(&str, &str)] = &[
@@ -139,11 +65,12 @@ fn coreutils_output_is_identical_for_every_style_and_name() {
             let mut args = os(style);
             args.push("--".into());
             args.extend(names.iter().cloned());
-            let theirs = run_in(dir.path(), &tool_path, &args, None);
-            let mut our_args = os(&["-a", algorithm]);
-            our_args.extend(args.iter().cloned());
-            let ours = run_in(dir.path(), Path::new(FASTHASH), &our_args, None);
-            assert_same(&format!("{tool} {style:?}"), &ours, &theirs, true);
+            let theirs = program(&tool_path, dir.path()).args(&args).output();
+            let ours = fasthash(dir.path())
+                .args(["-a", algorithm])
+                .args(&args)
+                .output();
+            assert_same_output(&format!("{tool} {style:?}"), &ours, &theirs);
         }
     }
 }
@@ -155,7 +82,6 @@ fn drop_in_names_are_their_coreutils_program_including_errors() {
         let Some(tool_path) = peer(tool) else {
             continue;
         };
-        let (_links, link) = drop_in(tool);
         let mut cases: Vec<Vec<OsString>> = STYLES.iter().map(|s| os(s)).collect();
         for case in &mut cases {
             case.push("--".into());
@@ -184,9 +110,13 @@ fn drop_in_names_are_their_coreutils_program_including_errors() {
             .map(|a| os(a)),
         );
         for args in &cases {
-            let theirs = run_by_name(dir.path(), &tool_path, args);
-            let ours = run_by_name(dir.path(), &link, args);
-            assert_same(&format!("{tool} {args:?}"), &ours, &theirs, true);
+            // By their bare name: coreutils prints `argv[0]` in its messages.
+            let theirs = program(&tool_path, dir.path())
+                .called(tool)
+                .args(args)
+                .output();
+            let ours = fasthash(dir.path()).called(tool).args(args).output();
+            assert_same_output(&format!("{tool} {args:?}"), &ours, &theirs);
         }
     }
 }
@@ -200,11 +130,16 @@ fn standard_input_is_named_dash() {
             continue;
         };
         for args in [os(&[]), os(&["-"]), os(&["--tag", "-"]), os(&["-b"])] {
-            let theirs = run_in(dir.path(), &tool_path, &args, Some(&data));
-            let mut our_args = os(&["-a", algorithm]);
-            our_args.extend(args.iter().cloned());
-            let ours = run_in(dir.path(), Path::new(FASTHASH), &our_args, Some(&data));
-            assert_same(&format!("{tool} stdin {args:?}"), &ours, &theirs, true);
+            let theirs = program(&tool_path, dir.path())
+                .args(&args)
+                .stdin(&data)
+                .output();
+            let ours = fasthash(dir.path())
+                .args(["-a", algorithm])
+                .args(&args)
+                .stdin(&data)
+                .output();
+            assert_same_output(&format!("{tool} stdin {args:?}"), &ours, &theirs);
         }
     }
 }
@@ -219,10 +154,11 @@ fn b3sum_output_and_messages_are_identical() {
         args.extend(names.iter().cloned());
         args.push("missing".into());
         args.push(".".into());
-        let theirs = run_in(dir.path(), &b3sum, &args, None);
-        let mut our_args = os(&["-a", "blake3"]);
-        our_args.extend(args.iter().cloned());
-        let ours = run_in(dir.path(), Path::new(FASTHASH), &our_args, None);
+        let theirs = program(&b3sum, dir.path()).args(&args).output();
+        let ours = fasthash(dir.path())
+            .args(["-a", "blake3"])
+            .args(&args)
+            .output();
         // fasthash's own name keeps coreutils' byte-exact names and messages; stdout lines for
         // valid UTF-8 names are the same as b3sum's.
         if style.is_empty() {
@@ -237,19 +173,16 @@ fn b3sum_output_and_messages_are_identical() {
             assert_eq!(valid_utf8(&ours), valid_utf8(&theirs), "fasthash -a blake3");
         }
         // Under the b3sum name, everything is b3sum's, lossy names and messages included.
-        let (_links, link) = drop_in("b3sum");
-        let ours = run_in(dir.path(), &link, &args, None);
-        assert_same(&format!("b3sum {style:?}"), &ours, &theirs, true);
+        let ours = fasthash(dir.path()).called("b3sum").args(&args).output();
+        assert_same_output(&format!("b3sum {style:?}"), &ours, &theirs);
     }
     let data = vec![7u8; 300_000];
-    let theirs = run_in(dir.path(), &b3sum, &[], Some(&data));
-    let ours = run_in(
-        dir.path(),
-        Path::new(FASTHASH),
-        &os(&["-a", "b3"]),
-        Some(&data),
-    );
-    assert_same("b3sum stdin", &ours, &theirs, true);
+    let theirs = program(&b3sum, dir.path()).stdin(&data).output();
+    let ours = fasthash(dir.path())
+        .args(["-a", "b3"])
+        .stdin(&data)
+        .output();
+    assert_same_output("b3sum stdin", &ours, &theirs);
 }
 
 #[test]
@@ -277,20 +210,15 @@ fn xxhsum_lines_are_identical_for_names_it_does_not_escape() {
             }
             args.push("--".into());
             args.extend(names.iter().cloned());
-            let theirs = run_in(dir.path(), &xxhsum, &args, None);
+            let theirs = program(&xxhsum, dir.path()).args(&args).output();
             let mut our_args = os(&["-a", algorithm]);
             if tagged {
                 our_args.push("--tag".into());
             }
             our_args.push("--".into());
             our_args.extend(names.iter().cloned());
-            let ours = run_in(dir.path(), Path::new(FASTHASH), &our_args, None);
-            assert_same(
-                &format!("xxhsum {flag} tag={tagged}"),
-                &ours,
-                &theirs,
-                false,
-            );
+            let ours = fasthash(dir.path()).args(&our_args).output();
+            assert_same_stdout_and_status(&format!("xxhsum {flag} tag={tagged}"), &ours, &theirs);
         }
     }
 }

@@ -3,22 +3,11 @@
 
 mod common;
 
+use common::{fasthash, peer, program, text, FASTHASH};
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Command, Stdio};
 
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-fn fasthash() -> Command {
-    let mut command = Command::new(FASTHASH);
-    command.env("LC_ALL", "C.UTF-8");
-    command
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 #[test]
 fn missing_file_and_directory_are_reported_and_others_still_hashed() {
@@ -26,11 +15,9 @@ fn missing_file_and_directory_are_reported_and_others_still_hashed() {
     std::fs::write(dir.path().join("a"), b"").unwrap();
     std::fs::write(dir.path().join("z"), b"").unwrap();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
-    let output = fasthash()
-        .current_dir(dir.path())
+    let output = fasthash(dir.path())
         .args(["a", "no such", "sub", "z"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stdout),
@@ -40,34 +27,6 @@ fn missing_file_and_directory_are_reported_and_others_still_hashed() {
         text(&output.stderr),
         "fasthash: 'no such': No such file or directory\nfasthash: sub: Is a directory\n"
     );
-}
-
-/// Runs fasthash as an unprivileged user when the tests run as root (as CI does), since root
-/// reads any file.
-fn unprivileged(args: &[&str], dir: &std::path::Path) -> Option<std::process::Output> {
-    let is_root = unsafe { libc::geteuid() } == 0;
-    let mut command = if is_root {
-        let setpriv = common::peer("setpriv")?;
-        let mut command = Command::new(setpriv);
-        command.args([
-            "--reuid=nobody",
-            "--regid=nogroup",
-            "--clear-groups",
-            "--",
-            FASTHASH,
-        ]);
-        command
-    } else {
-        Command::new(FASTHASH)
-    };
-    Some(
-        command
-            .current_dir(dir)
-            .env("LC_ALL", "C.UTF-8")
-            .args(args)
-            .output()
-            .unwrap(),
-    )
 }
 
 #[test]
@@ -92,9 +51,10 @@ fn unreadable_file_is_permission_denied() {
         eprintln!("skipped: the build directory is not reachable by an unprivileged user");
         return;
     }
-    let Some(output) = unprivileged(&["secret", "open"], dir.path()) else {
+    let Some(run) = fasthash(dir.path()).unprivileged() else {
         return;
     };
+    let output = run.args(["secret", "open"]).output();
     assert_eq!(
         text(&output.stderr),
         "fasthash: secret: Permission denied\n"
@@ -111,12 +71,7 @@ fn write_error_on_dev_full_is_reported_with_exit_1() {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    let output = fasthash()
-        .current_dir(dir.path())
-        .arg("f")
-        .stdout(full)
-        .output()
-        .unwrap();
+    let output = fasthash(dir.path()).arg("f").redirect_stdout(full).output();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),
@@ -129,12 +84,7 @@ fn closed_stdout_is_a_write_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f"), b"data").unwrap();
     // `>&-`: the shell closes descriptor 1 before fasthash starts.
-    let output = Command::new("sh")
-        .current_dir(dir.path())
-        .arg("-c")
-        .arg(format!("exec '{FASTHASH}' f >&-"))
-        .output()
-        .unwrap();
+    let output = fasthash(dir.path()).arg("f").shell("", ">&-").output();
     assert_eq!(output.status.code(), Some(1));
     assert!(
         text(&output.stderr).starts_with("fasthash: write error: "),
@@ -150,16 +100,12 @@ fn closed_stdout_is_a_write_error() {
 fn closed_stdin_is_an_error_not_empty_input() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f"), b"data").unwrap();
-    std::os::unix::fs::symlink(FASTHASH, dir.path().join("sha256sum")).unwrap();
-    std::os::unix::fs::symlink(FASTHASH, dir.path().join("b3sum")).unwrap();
-    let run = |command: &str| {
-        Command::new("sh")
-            .current_dir(dir.path())
-            .env("LC_ALL", "C")
-            .arg("-c")
-            .arg(format!("{command} <&-"))
+    // `<&-`: the shell closes descriptor 0 before the program starts.
+    let closed_stdin = |run: common::Run, args: &str| {
+        run.env("LC_ALL", "C")
+            .args(args.split_whitespace())
+            .shell("", "<&-")
             .output()
-            .unwrap()
     };
     for (args, stderr) in [
         ("", "fasthash: -: Bad file descriptor\n"),
@@ -167,7 +113,7 @@ fn closed_stdin_is_an_error_not_empty_input() {
         ("-c", "fasthash: 'standard input': read error\n"),
         ("--files-from -", "fasthash: -: Bad file descriptor\n"),
     ] {
-        let output = run(&format!("exec '{FASTHASH}' {args}"));
+        let output = closed_stdin(fasthash(dir.path()), args);
         assert_eq!(output.status.code(), Some(1), "{args}");
         assert!(
             text(&output.stderr).contains(stderr),
@@ -179,13 +125,13 @@ fn closed_stdin_is_an_error_not_empty_input() {
             "{args}: a digest of nothing"
         );
     }
-    let output = run("exec ./b3sum");
+    let output = closed_stdin(fasthash(dir.path()).called("b3sum"), "");
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty(), "{}", text(&output.stdout));
 
-    let peer = common::peer("sha256sum");
+    let peer = peer("sha256sum");
     for args in ["", "-", "f - f", "-c", "-c -"] {
-        let ours = run(&format!("exec ./sha256sum {args}"));
+        let ours = closed_stdin(fasthash(dir.path()).called("sha256sum"), args);
         assert_eq!(ours.status.code(), Some(1), "{args}");
         assert!(
             text(&ours.stderr).ends_with("sha256sum: standard input: Bad file descriptor\n"),
@@ -193,13 +139,10 @@ fn closed_stdin_is_an_error_not_empty_input() {
             text(&ours.stderr)
         );
         if let Some(peer) = &peer {
-            let theirs = run(&format!("exec '{}' {args}", peer.display()));
+            // Both run as `sha256sum`, so their messages name the program alike.
+            let theirs = closed_stdin(program(peer, dir.path()).called("sha256sum"), args);
             assert_eq!(ours.stdout, theirs.stdout, "{args}");
-            assert_eq!(
-                text(&ours.stderr).replace("./sha256sum", "sha256sum"),
-                text(&theirs.stderr).replace(&peer.display().to_string(), "sha256sum"),
-                "{args}"
-            );
+            assert_eq!(text(&ours.stderr), text(&theirs.stderr), "{args}");
             assert_eq!(ours.status.code(), theirs.status.code(), "{args}");
         }
     }
@@ -214,13 +157,7 @@ fn closed_pipe_ends_quietly() {
         std::fs::write(dir.path().join(&name), i.to_string()).unwrap();
         names.push(name);
     }
-    let mut child = fasthash()
-        .current_dir(dir.path())
-        .args(&names)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = fasthash(dir.path()).args(&names).spawn();
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
@@ -234,7 +171,8 @@ fn closed_pipe_ends_quietly() {
 
 #[test]
 fn unknown_algorithm_is_a_usage_error_listing_valid_names() {
-    let output = fasthash().args(["-a", "sha3"]).output().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let output = fasthash(dir.path()).args(["-a", "sha3"]).output();
     assert_eq!(output.status.code(), Some(2));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("unknown algorithm 'sha3'"), "{stderr}");
@@ -257,11 +195,7 @@ fn algorithm_names_are_case_insensitive_with_s3_aliases() {
         (&["CRC32"], "0d4a1185"),
     ] {
         for name in names {
-            let output = fasthash()
-                .current_dir(dir.path())
-                .args(["-a", name, "f"])
-                .output()
-                .unwrap();
+            let output = fasthash(dir.path()).args(["-a", name, "f"]).output();
             assert!(output.status.success(), "{name}");
             assert_eq!(text(&output.stdout), format!("{expected}  f\n"), "{name}");
         }
@@ -273,11 +207,9 @@ fn base64_digests_match_cksum_base64() {
     // Values from ../shared/S3.md (computed with botocore/awscrt), which are cksum's base64 too.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f"), b"hello world").unwrap();
-    let output = fasthash()
-        .current_dir(dir.path())
+    let output = fasthash(dir.path())
         .args(["-a", "sha256", "--base64", "--tag", "f"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(
         text(&output.stdout),
         "SHA256 (f) = uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=\n"
@@ -296,40 +228,37 @@ fn a_diagnostic_lost_to_a_full_stderr_fails_the_run() {
         format!("{EMPTY_SHA256}  f\nnot a checksum line\n"),
     )
     .unwrap();
-    for name in ["cksum", "sha256sum"] {
-        std::os::unix::fs::symlink(FASTHASH, dir.path().join(name)).unwrap();
-    }
-    let run = |program: &str, args: &[&str], full: bool| {
-        let mut command = Command::new(program);
-        command
-            .current_dir(dir.path())
-            .env("LC_ALL", "C")
-            .args(args);
+    // Under a drop-in name (`Some`) or its own.
+    let run = |name: Option<&str>, args: &[&str], full: bool| {
+        let mut run = fasthash(dir.path()).env("LC_ALL", "C").args(args);
+        if let Some(name) = name {
+            run = run.called(name);
+        }
         if full {
             let full = std::fs::OpenOptions::new()
                 .write(true)
                 .open("/dev/full")
                 .unwrap();
-            command.stderr(full);
+            run = run.redirect_stderr(full);
         }
-        command.output().unwrap()
+        run.output()
     };
-    for (program, args, status) in [
-        ("./cksum", &["--debug", "f"][..], 1),
-        (FASTHASH, &["--debug", "f"], 1),
-        ("./sha256sum", &["-c", "--warn", "m"], 1),
-        ("./sha256sum", &["--no-such-option"], 1),
-        (FASTHASH, &["--no-such-option"], 2),
-        ("./cksum", &["f"], 0),
+    for (name, args, status) in [
+        (Some("cksum"), &["--debug", "f"][..], 1),
+        (None, &["--debug", "f"], 1),
+        (Some("sha256sum"), &["-c", "--warn", "m"], 1),
+        (Some("sha256sum"), &["--no-such-option"], 1),
+        (None, &["--no-such-option"], 2),
+        (Some("cksum"), &["f"], 0),
     ] {
-        let normal = run(program, args, false);
-        let full = run(program, args, true);
-        assert_eq!(full.status.code(), Some(status), "{program} {args:?}");
-        assert_eq!(full.stdout, normal.stdout, "{program} {args:?}");
+        let normal = run(name, args, false);
+        let full = run(name, args, true);
+        assert_eq!(full.status.code(), Some(status), "{name:?} {args:?}");
+        assert_eq!(full.stdout, normal.stdout, "{name:?} {args:?}");
         if status == 0 {
-            assert!(normal.stderr.is_empty(), "{program} {args:?}");
+            assert!(normal.stderr.is_empty(), "{name:?} {args:?}");
         } else if normal.status.success() {
-            assert!(!normal.stderr.is_empty(), "{program} {args:?}");
+            assert!(!normal.stderr.is_empty(), "{name:?} {args:?}");
         }
     }
 }

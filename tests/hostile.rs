@@ -7,30 +7,15 @@
 
 mod common;
 
+use common::{fasthash, program, random_bytes, text};
 use fasthash::kernels::{hash, Algorithm};
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
-
-fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    Command::new(FASTHASH)
-        .env_remove("FASTHASH_KERNEL")
-        .current_dir(dir)
-        .env("LC_ALL", "C.UTF-8")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// Exited by itself (no signal), with this code.
 fn assert_exit(output: &Output, code: i32, what: &str) {
@@ -67,22 +52,10 @@ fn unreadable_directory_under_recursion() {
         fs::Permissions::from_mode(0o000),
     )
     .unwrap();
-    let is_root = unsafe { libc::geteuid() } == 0;
-    let output = if is_root {
-        let Some(setpriv) = common::peer("setpriv") else {
-            return;
-        };
-        Command::new(setpriv)
-            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-            .arg(FASTHASH)
-            .args(["-r", "t"])
-            .current_dir(dir.path())
-            .env("LC_ALL", "C.UTF-8")
-            .output()
-            .unwrap()
-    } else {
-        fasthash(dir.path(), &["-r", "t"])
+    let Some(run) = fasthash(dir.path()).cpu_kernels().unprivileged() else {
+        return;
     };
+    let output = run.args(["-r", "t"]).output();
     fs::set_permissions(
         dir.path().join("t/locked"),
         fs::Permissions::from_mode(0o755),
@@ -105,7 +78,10 @@ fn symbolic_links_broken_and_looping() {
     std::os::unix::fs::symlink("nowhere", d.join("t/broken")).unwrap();
     std::os::unix::fs::symlink("..", d.join("t/sub/up")).unwrap();
 
-    let named = fasthash(d, &["t/broken", "t/file"]);
+    let named = fasthash(d)
+        .cpu_kernels()
+        .args(["t/broken", "t/file"])
+        .output();
     assert_exit(&named, 1, "broken link named");
     assert_eq!(
         text(&named.stderr),
@@ -114,12 +90,12 @@ fn symbolic_links_broken_and_looping() {
     assert_eq!(text(&named.stdout), sha256_line(b"f", "t/file"));
 
     // Links met while walking are not followed without -L: nothing to report.
-    let walked = fasthash(d, &["-r", "t"]);
+    let walked = fasthash(d).cpu_kernels().args(["-r", "t"]).output();
     assert_exit(&walked, 0, "links not followed");
     assert_eq!(text(&walked.stdout), sha256_line(b"f", "t/file"));
 
     // With -L the loop is reported, not followed, and the broken link is named.
-    let followed = fasthash(d, &["-r", "-L", "t"]);
+    let followed = fasthash(d).cpu_kernels().args(["-r", "-L", "t"]).output();
     assert_exit(&followed, 1, "links followed");
     let stderr = text(&followed.stderr);
     assert!(
@@ -137,7 +113,7 @@ fn symbolic_links_broken_and_looping() {
 fn special_files() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let null = fasthash(d, &["/dev/null"]);
+    let null = fasthash(d).cpu_kernels().args(["/dev/null"]).output();
     assert_exit(&null, 0, "/dev/null");
     assert_eq!(text(&null.stdout), sha256_line(b"", "/dev/null"));
 
@@ -146,7 +122,7 @@ fn special_files() {
     fs::write(d.join("t/a"), b"a").unwrap();
     let _listener = std::os::unix::net::UnixListener::bind(d.join("t/socket")).unwrap();
     std::os::unix::fs::symlink("/dev/null", d.join("t/device")).unwrap();
-    let output = fasthash(d, &["-r", "-L", "t"]);
+    let output = fasthash(d).cpu_kernels().args(["-r", "-L", "t"]).output();
     assert_exit(&output, 0, "socket and device under -r");
     assert_eq!(text(&output.stdout), sha256_line(b"a", "t/a"));
     assert_eq!(
@@ -165,14 +141,10 @@ fn a_file_growing_while_hashed_is_reported() {
             .unwrap()
             .set_len(3 * 1024 * 1024 * 1024)
             .unwrap();
-        let child = Command::new(FASTHASH)
-            .env_remove("FASTHASH_KERNEL")
-            .current_dir(dir.path())
+        let child = fasthash(dir.path())
+            .cpu_kernels()
             .args(["-j", "1", "-a", "sha256", mode, "growing"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .spawn();
         std::thread::sleep(Duration::from_millis(200));
         let mut file = fs::OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(&[1u8; 4096]).unwrap();
@@ -201,13 +173,12 @@ fn a_sparse_file_over_4_gib_matches_b3sum() {
     file.write_all_at(b"past four gibibytes", (4u64 << 30) + 7)
         .unwrap();
     drop(file);
-    let theirs = Command::new(b3sum)
-        .current_dir(dir.path())
-        .arg("sparse")
-        .output()
-        .unwrap();
+    let theirs = program(b3sum, dir.path()).arg("sparse").output();
     for mode in ["--mmap", "--no-mmap"] {
-        let ours = fasthash(dir.path(), &["-a", "blake3", mode, "sparse"]);
+        let ours = fasthash(dir.path())
+            .cpu_kernels()
+            .args(["-a", "blake3", mode, "sparse"])
+            .output();
         assert_exit(&ours, 0, mode);
         assert_eq!(text(&ours.stdout), text(&theirs.stdout), "{mode}");
     }
@@ -226,14 +197,17 @@ fn long_names_and_paths_beyond_path_max() {
     // Deeper than PATH_MAX: walked and opened a directory at a time, and hashed.
     let deep_name = format!("t/{}file", format!("{component}/").repeat(25));
     assert!(deep_name.len() > 4096);
-    let output = fasthash(d, &["-r", "t"]);
+    let output = fasthash(d).cpu_kernels().args(["-r", "t"]).output();
     assert_exit(&output, 0, "path beyond PATH_MAX");
     assert_eq!(
         text(&output.stdout),
         sha256_line(b"deep", &deep_name) + &sha256_line(b"long", &format!("t/{long_name}"))
     );
     // Named on the command line, the same file opens too.
-    let named = fasthash(d, &["-a", "md5", &deep_name]);
+    let named = fasthash(d)
+        .cpu_kernels()
+        .args(["-a", "md5", &deep_name])
+        .output();
     assert_exit(&named, 0, "long name on the command line");
     assert_eq!(
         text(&named.stdout),
@@ -278,27 +252,28 @@ fn a_deep_tree_is_walked_without_recursion() {
     }
     fs::create_dir_all(&path).unwrap();
     fs::write(path.join("bottom"), b"bottom").unwrap();
-    let output = fasthash(d, &["-r", "-a", "crc32", "t"]);
+    let output = fasthash(d)
+        .cpu_kernels()
+        .args(["-r", "-a", "crc32", "t"])
+        .output();
     assert_exit(&output, 0, "deep tree");
     assert!(text(&output.stdout).ends_with("/d/bottom\n"));
 }
 
-/// Runs a shell line (which `exec`s fasthash) with stdout to a file; returns the exit code,
-/// the peak RSS in KiB and the output. The peak is read from /proc while the process runs
-/// (`VmHWM` of the exec'd image; the wait status's rusage would also count the test process's
-/// own pages, shared with the child before it execs).
-fn run_measured(dir: &Path, shell: &str) -> (i32, u64, String) {
+/// Runs fasthash in `dir` with `args` through a shell that first runs `setup` (a limit), with
+/// stdout to a file; returns the exit code, the peak RSS in KiB and the output. The peak is
+/// read from /proc while the process runs (`VmHWM` of the exec'd image; the wait status's
+/// rusage would also count the test process's own pages, shared with the child before it
+/// execs).
+fn run_measured(dir: &Path, setup: &str, args: &[&str]) -> (i32, u64, String) {
     let out_path = dir.join("out.txt");
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(shell)
-        .current_dir(dir)
-        .env("FASTHASH", FASTHASH)
-        .env_remove("FASTHASH_KERNEL")
-        .stdout(File::create(&out_path).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = fasthash(dir)
+        .cpu_kernels()
+        .args(args)
+        .shell(setup, "")
+        .redirect_stdout(File::create(&out_path).unwrap())
+        .redirect_stderr(Stdio::null())
+        .spawn();
     let status_path = format!("/proc/{}/status", child.id());
     let mut peak_kib = 0;
     let status = loop {
@@ -335,7 +310,7 @@ fn many_files_under_a_small_open_file_limit_in_bounded_memory() {
         }
         fs::write(d.join(format!("t/{:03}/{i}", i / 1000)), i.to_le_bytes()).unwrap();
     }
-    let (code, rss_kib, out) = run_measured(d, "ulimit -n 64 && exec \"$FASTHASH\" -r -a xxh3 t");
+    let (code, rss_kib, out) = run_measured(d, "ulimit -n 64 &&", &["-r", "-a", "xxh3", "t"]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 100_000);
     assert!(
@@ -352,10 +327,7 @@ fn memory_stays_bounded_on_a_10_gib_sparse_file() {
         .set_len(10 << 30)
         .unwrap();
     for algorithm in ["xxh3", "blake3", "crc64nvme"] {
-        let (code, rss_kib, out) = run_measured(
-            dir.path(),
-            &format!("exec \"$FASTHASH\" -a {algorithm} sparse"),
-        );
+        let (code, rss_kib, out) = run_measured(dir.path(), "", &["-a", algorithm, "sparse"]);
         assert_eq!(code, 0, "{algorithm}");
         assert!(out.ends_with("  sparse\n"));
         assert!(rss_kib < 256 * 1024, "{algorithm}: peak RSS {rss_kib} KiB");
@@ -373,15 +345,11 @@ fn interrupted_it_exits_promptly_with_whole_lines() {
         .unwrap()
         .set_len(8 << 30)
         .unwrap();
-    let child = Command::new(FASTHASH)
-        .env_remove("FASTHASH_KERNEL")
-        .current_dir(d)
+    let child = fasthash(d)
+        .cpu_kernels()
         .args(["-j", "1", "-a", "sha512", "."])
         .arg("-r")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     std::thread::sleep(Duration::from_millis(700));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let started = std::time::Instant::now();
@@ -407,12 +375,7 @@ fn hostile_manifests_get_coreutils_answers() {
     fs::write(d.join("a"), b"a").unwrap();
     let good = sha256_line(b"a", "a");
     let digest = hash(Algorithm::Sha256, b"a").to_hex();
-    let mut random = vec![0u8; 10 << 20];
-    let mut rng = common::SplitMix64(99);
-    for chunk in random.chunks_mut(8) {
-        let word = rng.next_u64().to_le_bytes();
-        chunk.copy_from_slice(&word[..chunk.len()]);
-    }
+    let random = random_bytes(10 << 20, 99);
     let mut long_line = good.clone().into_bytes();
     long_line.extend(format!("{}  {}\n", digest, "x".repeat(1 << 20)).bytes());
     let manifests: Vec<(&str, Vec<u8>)> = vec![
@@ -433,35 +396,32 @@ fn hostile_manifests_get_coreutils_answers() {
             format!("MD5 (a) = {}\n{good}", hash(Algorithm::Md5, b"a").to_hex()).into_bytes(),
         ),
     ];
-    let drop_in = d.join("sha256sum");
-    std::os::unix::fs::symlink(FASTHASH, &drop_in).unwrap();
     let real = common::peer("sha256sum");
     for (name, content) in &manifests {
         fs::write(d.join(name), content).unwrap();
-        let ours = Command::new(&drop_in)
-            .current_dir(d)
-            .env("LC_ALL", "C.UTF-8")
+        // Both run as `sha256sum`, so their messages name the program alike.
+        let ours = fasthash(d)
+            .cpu_kernels()
+            .called("sha256sum")
             .args(["-c", name])
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(ours.status.signal(), None, "{name}");
         if let Some(real) = &real {
-            let theirs = Command::new(real)
-                .current_dir(d)
-                .env("LC_ALL", "C.UTF-8")
+            let theirs = program(real, d)
+                .called("sha256sum")
                 .args(["-c", name])
-                .output()
-                .unwrap();
+                .output();
             assert_eq!(ours.status.code(), theirs.status.code(), "{name}");
             assert_eq!(text(&ours.stdout), text(&theirs.stdout), "{name}");
-            let their_stderr =
-                text(&theirs.stderr).replace(&real.display().to_string(), "sha256sum");
-            let our_stderr =
-                text(&ours.stderr).replace(&drop_in.display().to_string(), "sha256sum");
-            assert_eq!(our_stderr, their_stderr, "{name}");
+            assert_eq!(text(&ours.stderr), text(&theirs.stderr), "{name}");
         }
         for extra in [&[][..], &["--strict"][..], &["-w"][..]] {
-            let own = fasthash(d, &[&["-c"][..], extra, &[name]].concat());
+            let own = fasthash(d)
+                .cpu_kernels()
+                .arg("-c")
+                .args(extra)
+                .arg(name)
+                .output();
             assert_eq!(own.status.signal(), None, "{name}");
             assert!(
                 matches!(own.status.code(), Some(0 | 1)),

@@ -5,29 +5,17 @@
 //! them in CI's portable pass. The lane kernels' own tests (every lane count on the portable
 //! model of the lane operations, against md-5, sha1 and sha2) are unit tests of the library.
 
+mod common;
+
+use common::{fasthash, program, random_bytes, repo_path, text, SplitMix64, FASTHASH};
 use fasthash::kernels::detect::{self, Capabilities};
 use fasthash::kernels::engine::{self, Engine};
 use fasthash::kernels::{Algorithm, Digest, Hasher, Kernel};
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-}
-
+/// Input bytes, the same on every run so failures reproduce; every test compares engines with
+/// each other, so no answer depends on these exact bytes.
 fn data(len: usize) -> Vec<u8> {
-    let mut random = Random(0x9E37_79B9_7F4A_7C15);
-    (0..len).map(|_| random.next() as u8).collect()
+    random_bytes(len, 0x9E37_79B9_7F4A_7C15)
 }
 
 fn digest(engine: &Engine, pieces: &[&[u8]]) -> Digest {
@@ -44,7 +32,7 @@ fn portable(algorithm: Algorithm, message: &[u8]) -> Digest {
 }
 
 /// Splits `input` at `cuts` random points (some of them repeated, giving empty updates).
-fn split<'a>(input: &'a [u8], random: &mut Random, cuts: usize) -> Vec<&'a [u8]> {
+fn split<'a>(input: &'a [u8], random: &mut SplitMix64, cuts: usize) -> Vec<&'a [u8]> {
     let mut points: Vec<usize> = (0..cuts).map(|_| random.below(input.len() + 1)).collect();
     points.sort_unstable();
     let mut pieces = Vec::new();
@@ -159,7 +147,7 @@ fn every_length_to_4161_at_shifting_offsets() {
 #[test]
 fn random_split_points_of_streaming_updates() {
     let source = data(20_000);
-    let mut random = Random(42);
+    let mut random = SplitMix64(42);
     for engine in fast_engines() {
         let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for round in 0..300 {
@@ -207,7 +195,7 @@ fn byte_at_a_time_across_block_boundaries() {
 #[test]
 fn large_inputs() {
     let source = data(33 * 1024 * 1024 + 13);
-    let mut random = Random(7);
+    let mut random = SplitMix64(7);
     for engine in fast_engines() {
         let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for len in [1024 * 1024 + 1, 8 * 1024 * 1024 - 5, source.len()] {
@@ -239,12 +227,6 @@ fn one_shot_matches_streaming_on_the_chosen_kernel() {
     }
 }
 
-fn fasthash() -> assert_cmd::Command {
-    let mut command = assert_cmd::Command::cargo_bin("fasthash").expect("the binary is built");
-    command.env_remove(detect::FORCE_VARIABLE);
-    command
-}
-
 #[test]
 fn forcing_each_kernel_through_the_environment_changes_the_path_not_the_sum() {
     let dir = tempfile::tempdir().unwrap();
@@ -252,14 +234,13 @@ fn forcing_each_kernel_through_the_environment_changes_the_path_not_the_sum() {
     // Large enough to take every kernel's bulk path and the parallel split of big files.
     std::fs::write(&file, data(5 * 1024 * 1024 + 77)).unwrap();
     for algorithm in Algorithm::all() {
-        let portable = fasthash()
+        let portable = fasthash(dir.path())
             .env(detect::FORCE_VARIABLE, "portable")
             .args(["--debug", "-a", algorithm.name()])
             .arg(&file)
-            .output()
-            .unwrap();
+            .output();
         assert!(portable.status.success());
-        let stderr = String::from_utf8_lossy(&portable.stderr);
+        let stderr = text(&portable.stderr);
         assert!(
             stderr.contains(&format!("{}: kernel portable", algorithm.name())),
             "{stderr}"
@@ -267,15 +248,14 @@ fn forcing_each_kernel_through_the_environment_changes_the_path_not_the_sum() {
         for engine in engine::of(algorithm).filter(|engine| engine.runs_here()) {
             let kernel = engine.kernel;
             let forced = format!("{}={}", algorithm.name(), kernel.name());
-            let output = fasthash()
+            let output = fasthash(dir.path())
                 .env(detect::FORCE_VARIABLE, &forced)
                 .args(["--debug", "-a", algorithm.name()])
                 .arg(&file)
-                .output()
-                .unwrap();
+                .output();
             assert!(output.status.success(), "{forced}");
             assert_eq!(output.stdout, portable.stdout, "{forced}");
-            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stderr = text(&output.stderr);
             assert!(
                 stderr.contains(&format!("kernel {} (", kernel.name())),
                 "{forced}: {stderr}"
@@ -294,15 +274,14 @@ fn an_impossible_kernel_is_a_usage_error_naming_the_reason() {
         ("md5=clmul", "no such kernel"),
         ("nosuch=portable", "unknown algorithm 'nosuch'"),
     ] {
-        let output = fasthash()
+        let output = fasthash(dir.path())
             .env(detect::FORCE_VARIABLE, value)
             .args(["-a", "sha256"])
             .arg(&file)
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(output.status.code(), Some(2), "{value}");
         assert!(output.stdout.is_empty());
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = text(&output.stderr);
         assert!(stderr.contains(reason), "{value}: {stderr}");
         assert!(
             stderr.contains(&format!("FASTHASH_KERNEL={value}")),
@@ -313,19 +292,23 @@ fn an_impossible_kernel_is_a_usage_error_naming_the_reason() {
     for (algorithm, kernel) in [(Algorithm::Xxh3, "avx2"), (Algorithm::Md5, "avx512")] {
         let engine = engine::of(algorithm).find(|engine| engine.kernel.name() == kernel);
         if engine.is_some_and(|engine| !engine.runs_here()) {
-            fasthash()
+            let output = fasthash(dir.path())
                 .env(detect::FORCE_VARIABLE, kernel)
                 .args(["-a", algorithm.name()])
                 .arg(&file)
-                .assert()
-                .code(2);
+                .output();
+            assert_eq!(output.status.code(), Some(2), "{algorithm} on {kernel}");
         }
     }
 }
 
 #[test]
 fn list_kernels_marks_one_kernel_per_algorithm() {
-    let output = fasthash().arg("--list-kernels").output().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let output = fasthash(dir.path())
+        .cpu_kernels()
+        .arg("--list-kernels")
+        .output();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     for algorithm in Algorithm::all() {
@@ -338,11 +321,10 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
         let chosen = engine::select(algorithm, &Capabilities::get());
         assert!(used[0].contains(chosen.kernel.name()), "{}", used[0]);
     }
-    let forced = fasthash()
+    let forced = fasthash(dir.path())
         .env(detect::FORCE_VARIABLE, "portable")
         .arg("--list-kernels")
-        .output()
-        .unwrap();
+        .output();
     let text = String::from_utf8(forced.stdout).unwrap();
     let used_portable = text
         .lines()
@@ -358,7 +340,7 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
 #[test]
 fn messages_side_by_side_match_one_at_a_time() {
     let source = data(70_000);
-    let mut random = Random(99);
+    let mut random = SplitMix64(99);
     for engine in fast_engines() {
         let (algorithm, kernel) = (engine.algorithm, engine.kernel);
         for count in 0..=40 {
@@ -409,7 +391,7 @@ fn many_files_side_by_side_match_coreutils() {
     let root = dir.path().join("tree");
     std::fs::create_dir(&root).unwrap();
     let source = data(5 * 1024 * 1024 + 100);
-    let mut random = Random(5);
+    let mut random = SplitMix64(5);
     for i in 0..150 {
         let len = match i % 10 {
             0 => 0,
@@ -423,13 +405,11 @@ fn many_files_side_by_side_match_coreutils() {
     names.insert(40, "tree/missing".to_string());
     names.insert(70, "tree/f050-dir".to_string());
     let run = |algorithm: Algorithm, kernel: &str| {
-        fasthash()
-            .current_dir(dir.path())
+        fasthash(dir.path())
             .env(detect::FORCE_VARIABLE, kernel)
             .args(["-a", algorithm.name()])
             .args(&names)
             .output()
-            .unwrap()
     };
     let laned = fast_engines()
         .into_iter()
@@ -442,22 +422,14 @@ fn many_files_side_by_side_match_coreutils() {
         let portable = run(algorithm, "portable");
         manifests.push((algorithm, forced.clone(), portable.stdout.clone()));
         assert_eq!(fast.status.code(), Some(1), "{forced}");
-        assert_eq!(
-            String::from_utf8_lossy(&fast.stdout),
-            String::from_utf8_lossy(&portable.stdout),
-            "{forced}"
-        );
+        assert_eq!(text(&fast.stdout), text(&portable.stdout), "{forced}");
         assert_eq!(fast.stderr, portable.stderr, "{forced}");
-        assert_eq!(String::from_utf8_lossy(&fast.stdout).lines().count(), 150);
+        assert_eq!(text(&fast.stdout).lines().count(), 150);
         let coreutils = format!("{algorithm}sum");
-        if let Ok(theirs) = std::process::Command::new(&coreutils)
-            .current_dir(dir.path())
-            .args(&names)
-            .output()
-        {
+        if let Ok(theirs) = program(&coreutils, dir.path()).args(&names).try_output() {
             assert_eq!(
-                String::from_utf8_lossy(&fast.stdout),
-                String::from_utf8_lossy(&theirs.stdout),
+                text(&fast.stdout),
+                text(&theirs.stdout),
                 "{forced} against {coreutils}"
             );
         }
@@ -476,36 +448,29 @@ fn many_files_side_by_side_match_coreutils() {
         let sums = dir.path().join(format!("SUMS-{algorithm}"));
         std::fs::write(&sums, manifest).unwrap();
         let check = |kernel: &str| {
-            fasthash()
-                .current_dir(dir.path())
+            fasthash(dir.path())
                 .env(detect::FORCE_VARIABLE, kernel)
                 .args(["-a", algorithm.name(), "-c"])
                 .arg(&sums)
                 .output()
-                .unwrap()
         };
         let fast = check(&forced);
         let portable = check("portable");
         assert_eq!(fast.status.code(), Some(1), "{forced} -c");
-        assert_eq!(
-            String::from_utf8_lossy(&fast.stdout),
-            String::from_utf8_lossy(&portable.stdout),
-            "{forced} -c"
-        );
+        assert_eq!(text(&fast.stdout), text(&portable.stdout), "{forced} -c");
         assert_eq!(fast.stderr, portable.stderr, "{forced} -c");
-        let stdout = String::from_utf8_lossy(&fast.stdout);
+        let stdout = text(&fast.stdout);
         assert_eq!(stdout.lines().count(), 150, "{forced} -c");
         assert_eq!(stdout.matches(": OK\n").count(), 147, "{forced} -c");
         let coreutils = format!("{algorithm}sum");
-        if let Ok(theirs) = std::process::Command::new(&coreutils)
-            .current_dir(dir.path())
+        if let Ok(theirs) = program(&coreutils, dir.path())
             .arg("-c")
             .arg(&sums)
-            .output()
+            .try_output()
         {
             assert_eq!(
                 stdout,
-                String::from_utf8_lossy(&theirs.stdout),
+                text(&theirs.stdout),
                 "{forced} -c against {coreutils} -c"
             );
         }
@@ -542,13 +507,12 @@ fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
             if !engine::of(Algorithm::Md5).any(|e| e.kernel.name() == name && e.runs_here()) {
                 continue;
             }
-            let output = fasthash()
+            let output = fasthash(dir.path())
                 .env(detect::FORCE_VARIABLE, kernel)
                 .args(["-a", "md5", "--etag", "--no-part-limits", "--part-size"])
                 .arg(part_size.to_string())
                 .arg(&path)
-                .output()
-                .unwrap();
+                .output();
             assert!(output.status.success(), "{kernel}");
             let text = String::from_utf8(output.stdout).unwrap();
             assert!(
@@ -579,15 +543,14 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
             }
             for etag in [false, true] {
                 let run = |kernel: &str| {
-                    let mut command = fasthash();
-                    command
+                    let etag_option: &[&str] = if etag { &["--etag"] } else { &[] };
+                    fasthash(dir.path())
                         .env(detect::FORCE_VARIABLE, kernel)
                         .args(["-a", algorithm, "--s3", "--no-part-limits", "--part-size"])
-                        .arg(part_size.to_string());
-                    if etag {
-                        command.arg("--etag");
-                    }
-                    command.arg(&path).output().unwrap()
+                        .arg(part_size.to_string())
+                        .args(etag_option)
+                        .arg(&path)
+                        .output()
                 };
                 let fast = run(&format!("{algorithm}={}", engine.kernel.name()));
                 let portable = run("portable");
@@ -607,22 +570,21 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn avx512_functions_use_zmm_registers() {
-    if std::process::Command::new("objdump")
+    let repo = repo_path("");
+    if program("objdump", &repo)
         .arg("--version")
-        .output()
+        .try_output()
         .is_err()
     {
         eprintln!("objdump is not installed: ZMM check not run");
         return;
     }
-    let binary = assert_cmd::cargo::cargo_bin("fasthash");
-    let output = std::process::Command::new("bash")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/zmm-check.sh"))
-        .arg(&binary)
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{report}{}", String::from_utf8_lossy(&output.stderr));
+    let output = program("bash", &repo)
+        .arg(repo_path("bench/zmm-check.sh"))
+        .arg(FASTHASH)
+        .output();
+    let report = text(&output.stdout);
+    eprintln!("{report}{}", text(&output.stderr));
     assert!(output.status.success(), "{report}");
     for entry in [
         "digest_many::run",

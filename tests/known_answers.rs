@@ -6,7 +6,8 @@
 mod common;
 
 use common::{
-    bundled_known_answers, fasthash_name, parse_kat_tsv, shared_vectors, KnownAnswer, SplitMix64,
+    bundled_known_answers, fasthash, fasthash_name, parse_kat_tsv, shared_vectors, KnownAnswer,
+    SplitMix64,
 };
 use fasthash::kernels::{hash, Algorithm, Hasher};
 use std::collections::BTreeMap;
@@ -164,11 +165,7 @@ fn the_binary_prints_known_answers_for_files() {
             expected.push_str(&format!("{}  {}\n", answer.expected_hex, file));
             args.push(file);
         }
-        let output = assert_cmd::Command::cargo_bin("fasthash")
-            .unwrap()
-            .args(&args)
-            .output()
-            .unwrap();
+        let output = fasthash(dir.path()).args(&args).output();
         assert!(output.status.success(), "{name}: {output:?}");
         assert_eq!(
             String::from_utf8(output.stdout).unwrap(),

@@ -3,38 +3,14 @@
 
 mod common;
 
+use common::{fasthash, program, random_bytes, text, write_file};
 use fasthash::io::read::{hash_file, MmapChoice, ReadOptions};
 use fasthash::kernels::{hash, Algorithm};
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
-
-fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    Command::new(FASTHASH)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
-    let mut rng = common::SplitMix64(seed);
-    let mut data = Vec::with_capacity(len + 8);
-    while data.len() < len {
-        data.extend_from_slice(&rng.next_u64().to_le_bytes());
-    }
-    data.truncate(len);
-    data
-}
 
 /// Around the read paths' edges: empty, one buffer, the mapping threshold, window multiples.
 const SIZES: &[usize] = &[
@@ -51,7 +27,7 @@ const SIZES: &[usize] = &[
 #[test]
 fn every_read_path_gives_the_one_shot_digest() {
     let dir = tempfile::tempdir().unwrap();
-    let data = pseudo_random(*SIZES.last().unwrap(), 7);
+    let data = random_bytes(*SIZES.last().unwrap(), 7);
     for &size in SIZES {
         let path = dir.path().join(format!("f{size}"));
         fs::write(&path, &data[..size]).unwrap();
@@ -76,19 +52,17 @@ fn every_read_path_gives_the_one_shot_digest() {
 fn make_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     let mut add = |relative: &str, content: Vec<u8>| {
-        let path = root.join(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, &content).unwrap();
+        write_file(root, relative, &content);
         files.push((relative.to_string(), content));
     };
     for i in 0..150 {
         add(
             &format!("d{}/sub{}/file {i}", i % 7, i % 3),
-            pseudo_random(i * 997, i as u64),
+            random_bytes(i * 997, i as u64),
         );
     }
     add(".hidden/h", b"hidden".to_vec());
-    add("big/large.bin", pseudo_random(9 * 1024 * 1024 + 5, 99));
+    add("big/large.bin", random_bytes(9 * 1024 * 1024 + 5, 99));
     add("a.b", b"dot".to_vec());
     add("a/c", b"slash".to_vec());
     add("-dash", b"dash".to_vec());
@@ -100,8 +74,12 @@ fn recursion_hashes_every_file_in_the_same_order_for_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let files = make_tree(dir.path());
     for algorithm in ["sha256", "crc32c", "blake3"] {
-        let one = fasthash(dir.path(), &["-r", "-j", "1", "-a", algorithm, "."]);
-        let many = fasthash(dir.path(), &["-r", "-j", "8", "-a", algorithm, "."]);
+        let one = fasthash(dir.path())
+            .args(["-r", "-j", "1", "-a", algorithm, "."])
+            .output();
+        let many = fasthash(dir.path())
+            .args(["-r", "-j", "8", "-a", algorithm, "."])
+            .output();
         assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
         assert_eq!(one.stdout, many.stdout, "{algorithm}: -j 1 and -j 8 differ");
         let lines: Vec<String> = text(&one.stdout).lines().map(str::to_string).collect();
@@ -130,15 +108,13 @@ fn excludes_and_includes_filter_files_and_directories() {
         "target/out.rs",
         "docs/x.md",
     ] {
-        let path = dir.path().join(name);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, name).unwrap();
+        write_file(dir.path(), name, name);
     }
     let names = |args: &[&str]| -> Vec<String> {
         let mut full = vec!["-r"];
         full.extend_from_slice(args);
         full.push(".");
-        let output = fasthash(dir.path(), &full);
+        let output = fasthash(dir.path()).args(&full).output();
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
         text(&output.stdout)
             .lines()
@@ -164,16 +140,20 @@ fn excludes_and_includes_filter_files_and_directories() {
     );
 
     // The same filters apply to the names a manifest lists.
-    let manifest = fasthash(dir.path(), &["-r", "."]);
+    let manifest = fasthash(dir.path()).args(["-r", "."]).output();
     fs::write(dir.path().join("SUMS"), &manifest.stdout).unwrap();
     fs::write(dir.path().join("target/out.rs"), "changed").unwrap();
-    let check = fasthash(dir.path(), &["-c", "SUMS"]);
+    let check = fasthash(dir.path()).args(["-c", "SUMS"]).output();
     assert_eq!(check.status.code(), Some(1));
-    let check = fasthash(dir.path(), &["-c", "--exclude", "target", "SUMS"]);
+    let check = fasthash(dir.path())
+        .args(["-c", "--exclude", "target", "SUMS"])
+        .output();
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
     assert!(!text(&check.stdout).contains("out.rs"));
 
-    let bad = fasthash(dir.path(), &["--exclude", "a[", "-r", "."]);
+    let bad = fasthash(dir.path())
+        .args(["--exclude", "a[", "-r", "."])
+        .output();
     assert_eq!(bad.status.code(), Some(2));
     assert!(
         text(&bad.stderr).contains("invalid glob"),
@@ -188,41 +168,40 @@ fn files_from_and_files0_from_read_names_as_gnu_does() {
     fs::write(dir.path().join("one"), b"1").unwrap();
     fs::write(dir.path().join("two words"), b"2").unwrap();
     fs::write(dir.path().join("new\nline"), b"3").unwrap();
-    let direct = fasthash(dir.path(), &["one", "two words", "new\nline"]);
+    let direct = fasthash(dir.path())
+        .args(["one", "two words", "new\nline"])
+        .output();
     assert_eq!(direct.status.code(), Some(0));
 
     fs::write(dir.path().join("list0"), b"one\0two words\0new\nline\0").unwrap();
-    let listed = fasthash(dir.path(), &["--files0-from", "list0"]);
+    let listed = fasthash(dir.path())
+        .args(["--files0-from", "list0"])
+        .output();
     assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
     assert_eq!(listed.stdout, direct.stdout);
 
     fs::write(dir.path().join("list"), b"one\ntwo words\n").unwrap();
-    let listed = fasthash(dir.path(), &["--files-from", "list"]);
-    let expected = fasthash(dir.path(), &["one", "two words"]);
+    let listed = fasthash(dir.path()).args(["--files-from", "list"]).output();
+    let expected = fasthash(dir.path()).args(["one", "two words"]).output();
     assert_eq!(listed.stdout, expected.stdout);
 
-    let mut child = Command::new(FASTHASH)
-        .current_dir(dir.path())
+    let from_stdin = fasthash(dir.path())
         .args(["--files0-from", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"one\0two words\0new\nline\0")
-        .unwrap();
-    assert_eq!(child.wait_with_output().unwrap().stdout, direct.stdout);
+        .stdin(b"one\0two words\0new\nline\0")
+        .output();
+    assert_eq!(from_stdin.stdout, direct.stdout);
 
-    let missing = fasthash(dir.path(), &["--files-from", "no-such-list"]);
+    let missing = fasthash(dir.path())
+        .args(["--files-from", "no-such-list"])
+        .output();
     assert_eq!(missing.status.code(), Some(1));
     assert_eq!(
         text(&missing.stderr),
         "fasthash: no-such-list: No such file or directory\n"
     );
-    let operand = fasthash(dir.path(), &["--files0-from", "list0", "one"]);
+    let operand = fasthash(dir.path())
+        .args(["--files0-from", "list0", "one"])
+        .output();
     assert_eq!(operand.status.code(), Some(2));
     assert!(text(&operand.stderr).contains("extra operand"));
 }
@@ -232,7 +211,9 @@ fn procfs_files_and_fifos_are_read_as_streams() {
     let dir = tempfile::tempdir().unwrap();
     let version = fs::read("/proc/version").unwrap();
     assert!(!version.is_empty());
-    let output = fasthash(dir.path(), &["-a", "md5", "--mmap", "/proc/version"]);
+    let output = fasthash(dir.path())
+        .args(["-a", "md5", "--mmap", "/proc/version"])
+        .output();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
         text(&output.stdout),
@@ -243,9 +224,9 @@ fn procfs_files_and_fifos_are_read_as_streams() {
     );
 
     let fifo = dir.path().join("fifo");
-    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(status.success());
-    let data = pseudo_random(3 * 1024 * 1024 + 11, 5);
+    let made = program("mkfifo", dir.path()).arg(&fifo).output();
+    assert!(made.status.success());
+    let data = random_bytes(3 * 1024 * 1024 + 11, 5);
     let writer = {
         let fifo = fifo.clone();
         let data = data.clone();
@@ -254,7 +235,7 @@ fn procfs_files_and_fifos_are_read_as_streams() {
             pipe.write_all(&data).unwrap();
         })
     };
-    let output = fasthash(dir.path(), &["--mmap", "fifo"]);
+    let output = fasthash(dir.path()).args(["--mmap", "fifo"]).output();
     writer.join().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
@@ -274,13 +255,9 @@ fn truncated_while_hashed(mmap_flag: &str) {
         .unwrap();
     fs::write(dir.path().join("small"), b"small").unwrap();
     let started = Instant::now();
-    let child = Command::new(FASTHASH)
-        .current_dir(dir.path())
+    let child = fasthash(dir.path())
         .args(["-j", "1", "-a", "sha256", mmap_flag, "big", "small"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     std::thread::sleep(Duration::from_millis(300));
     File::options()
         .write(true)
@@ -329,7 +306,9 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
         .set_len(2 * 1024 * 1024 * 1024)
         .unwrap();
     let started = Instant::now();
-    let output = fasthash(dir.path(), &["-a", "sha256", "sparse"]);
+    let output = fasthash(dir.path())
+        .args(["-a", "sha256", "sparse"])
+        .output();
     assert_eq!(output.status.code(), Some(0));
     assert!(
         started.elapsed() > Duration::from_millis(1200),
@@ -348,11 +327,9 @@ fn names_are_bytes_under_recursion() {
     let dir = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9 back\\slash");
     fs::write(dir.path().join(name), b"x").unwrap();
-    let ours = fasthash(dir.path(), &["-r", "."]);
-    let theirs = Command::new("sha256sum")
-        .current_dir(dir.path())
+    let ours = fasthash(dir.path()).args(["-r", "."]).output();
+    let theirs = program("sha256sum", dir.path())
         .arg(Path::new(".").join(name))
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(ours.stdout, theirs.stdout);
 }

@@ -1,11 +1,11 @@
 //! Every `fasthash` command shown in the README runs and succeeds, in order, in a directory
 //! holding the files the examples name. A README example that stops working fails here.
 
+mod common;
+
+use common::{program, text, write_file, FASTHASH};
 use std::fs;
 use std::path::Path;
-use std::process::Command;
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 
 /// The shell lines of the README's `sh` blocks that run fasthash, continuations joined,
 /// trailing comments dropped; installing, uninstalling and the benchmark scripts are left out.
@@ -43,12 +43,6 @@ fn readme_commands(readme: &str) -> Vec<String> {
     commands
 }
 
-fn write(dir: &Path, name: &str, content: &[u8]) {
-    let path = dir.join(name);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
-
 #[test]
 fn every_readme_example_runs() {
     let readme =
@@ -65,8 +59,8 @@ fn every_readme_example_runs() {
     let big: Vec<u8> = (0..12 * 1024 * 1024u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    write(d, "big.iso", &big);
-    write(d, "small.iso", b"a small image");
+    write_file(d, "big.iso", &big);
+    write_file(d, "small.iso", b"a small image");
     for (name, content) in [
         ("notes.txt", &b"notes"[..]),
         ("photo.jpg", b"jpeg"),
@@ -83,11 +77,11 @@ fn every_readme_example_runs() {
         ("build/x", b"x"),
         ("cache/y", b"y"),
     ] {
-        write(d, name, content);
+        write_file(d, name, content);
     }
     let md5 = fasthash::kernels::hash(fasthash::kernels::Algorithm::Md5, &big).to_hex();
     let head = format!(r#"{{"ContentLength": {}, "ETag": "\"{md5}\""}}"#, big.len());
-    write(d, "head.json", head.as_bytes());
+    write_file(d, "head.json", head.as_bytes());
 
     let bin_dir = Path::new(FASTHASH).parent().unwrap();
     let path = format!(
@@ -96,19 +90,17 @@ fn every_readme_example_runs() {
         std::env::var("PATH").unwrap_or_default()
     );
     for command in &commands {
-        let output = Command::new("sh")
+        let output = program("sh", d)
             .arg("-c")
             .arg(command)
-            .current_dir(d)
             .env("PATH", &path)
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(
             output.status.code(),
             Some(0),
             "README example failed: {command}\nstdout: {}\nstderr: {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
+            text(&output.stdout),
+            text(&output.stderr)
         );
     }
 }

@@ -4,25 +4,12 @@
 
 mod common;
 
+use common::{fasthash, random_bytes, text};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 const MIB: usize = 1024 * 1024;
-
-fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    Command::new(FASTHASH)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn kat() -> Value {
     let path = common::repo_path("tests/vectors/s3-kat.json");
@@ -31,11 +18,7 @@ fn kat() -> Value {
 
 /// The four inputs of the known answers, written into `dir`, by the names the JSON uses.
 fn inputs(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut splitmix = common::SplitMix64(20260101);
-    let mut data = Vec::with_capacity(12 * MIB);
-    while data.len() < 12 * MIB {
-        data.extend_from_slice(&splitmix.next_u64().to_le_bytes());
-    }
+    let data = random_bytes(12 * MIB, 20260101);
     let contents: Vec<(&str, Vec<u8>)> = vec![
         ("empty", Vec::new()),
         ("hello world", b"hello world".to_vec()),
@@ -59,7 +42,7 @@ fn algo_arg(s3_name: &str) -> String {
 }
 
 fn one_value(dir: &Path, args: &[&str]) -> String {
-    let output = fasthash(dir, args);
+    let output = fasthash(dir).args(args).output();
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -106,10 +89,10 @@ fn multipart_values_and_etags_for_every_algorithm() {
             let base = ["-a", &algo, "--part-size", "5MiB", "--json", "--etag", path];
             if algo == "crc64nvme" {
                 // S3 accepts CRC64NVME multipart checksums only as FULL_OBJECT.
-                let refused = fasthash(
-                    dir.path(),
-                    &[&base[..], &["--checksum-type", "composite"]].concat(),
-                );
+                let refused = fasthash(dir.path())
+                    .args(base)
+                    .args(["--checksum-type", "composite"])
+                    .output();
                 assert_eq!(refused.status.code(), Some(2));
                 assert!(
                     text(&refused.stderr).contains("FULL_OBJECT")
@@ -139,10 +122,10 @@ fn multipart_values_and_etags_for_every_algorithm() {
                 assert_eq!(json["etag"], case["ETAG"]);
                 checked += 1;
             } else {
-                let refused = fasthash(
-                    dir.path(),
-                    &[&base[..], &["--checksum-type", "full-object"]].concat(),
-                );
+                let refused = fasthash(dir.path())
+                    .args(base)
+                    .args(["--checksum-type", "full-object"])
+                    .output();
                 assert_eq!(
                     refused.status.code(),
                     Some(2),
@@ -178,7 +161,9 @@ fn text_layouts_and_etags() {
         one_value(dir.path(), &["--etag", hello]),
         format!("\"5eb63bbbe01eeed093cb22bb8f5acdc3\"  {hello}")
     );
-    let many = fasthash(dir.path(), &["--s3", "-a", "crc32", hello, big]);
+    let many = fasthash(dir.path())
+        .args(["--s3", "-a", "crc32", hello, big])
+        .output();
     assert_eq!(
         text(&many.stdout),
         format!("DUoRhQ==  {hello}\nvIJ8KQ==  {big}\n")
@@ -191,16 +176,17 @@ fn part_limits_and_refusals() {
     let file = dir.path().join("f");
     fs::write(&file, vec![1u8; 3 * MIB]).unwrap();
     let f = file.to_str().unwrap();
-    let small = fasthash(dir.path(), &["--s3", "--part-size", "1MiB", f]);
+    let small = fasthash(dir.path())
+        .args(["--s3", "--part-size", "1MiB", f])
+        .output();
     assert_eq!(small.status.code(), Some(2));
     assert!(
         text(&small.stderr).contains("5 MiB to 5 GiB"),
         "{}",
         text(&small.stderr)
     );
-    let allowed = fasthash(
-        dir.path(),
-        &[
+    let allowed = fasthash(dir.path())
+        .args([
             "--s3",
             "--part-size",
             "1MiB",
@@ -208,8 +194,8 @@ fn part_limits_and_refusals() {
             "-a",
             "sha1",
             f,
-        ],
-    );
+        ])
+        .output();
     assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed.stderr));
     assert!(text(&allowed.stdout).contains("-3  "));
     // 10,001 parts: a sparse file, refused per file (exit 1) before any hashing.
@@ -218,7 +204,9 @@ fn part_limits_and_refusals() {
         .unwrap()
         .set_len(10_000 * 5 * MIB as u64 + 1)
         .unwrap();
-    let many = fasthash(dir.path(), &["--s3", "--part-size", "5MiB", "sparse", "f"]);
+    let many = fasthash(dir.path())
+        .args(["--s3", "--part-size", "5MiB", "sparse", "f"])
+        .output();
     assert_eq!(many.status.code(), Some(1));
     assert!(
         text(&many.stderr).contains("sparse: 10001 parts"),
@@ -243,7 +231,7 @@ fn part_limits_and_refusals() {
         ),
         (vec!["--s3", "-c", f], "do not combine"),
     ] {
-        let output = fasthash(dir.path(), &args);
+        let output = fasthash(dir.path()).args(&args).output();
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(
             text(&output.stderr).contains(needle),
@@ -294,7 +282,9 @@ fn json_lines_have_every_field() {
     let dir = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::new("odd\u{e9} name");
     fs::write(dir.path().join(name), b"hello world").unwrap();
-    let output = fasthash(dir.path(), &["--json", "-a", "crc64nvme", "odd\u{e9} name"]);
+    let output = fasthash(dir.path())
+        .args(["--json", "-a", "crc64nvme", "odd\u{e9} name"])
+        .output();
     let json: Value = serde_json::from_str(text(&output.stdout).trim()).unwrap();
     assert_eq!(json["name"], "odd\u{e9} name");
     assert_eq!(json["size"], 11);
@@ -320,7 +310,9 @@ fn verify_s3_reads_head_object_and_attributes() {
         "ContentType": "binary/octet-stream"
     });
     fs::write(dir.path().join("head.json"), head.to_string()).unwrap();
-    let output = fasthash(dir.path(), &["--verify-s3", "head.json", big]);
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "head.json", big])
+        .output();
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -344,20 +336,26 @@ fn verify_s3_reads_head_object_and_attributes() {
         "ObjectSize": 12582912
     });
     fs::write(dir.path().join("attributes.json"), attributes.to_string()).unwrap();
-    let output = fasthash(dir.path(), &["--verify-s3", "attributes.json", big]);
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "attributes.json", big])
+        .output();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
     assert!(text(&output.stdout).contains("ChecksumCRC64NVME: OK"));
 
     let mut corrupted = head.clone();
     corrupted["ChecksumSHA256"] = "BnxJgZB36t/Mcuku04a5KLq/FF6RdXVxGWmM9iUyy4c=-3".into();
     fs::write(dir.path().join("bad.json"), corrupted.to_string()).unwrap();
-    let output = fasthash(dir.path(), &["--verify-s3", "bad.json", big]);
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "bad.json", big])
+        .output();
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stdout).contains("ChecksumSHA256: FAILED"));
     assert!(text(&output.stdout).ends_with(&format!("{big}: FAILED\n")));
 
     fs::write(dir.path().join("junk.json"), "not json").unwrap();
-    let output = fasthash(dir.path(), &["--verify-s3", "junk.json", big]);
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "junk.json", big])
+        .output();
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).contains("junk.json: not S3 object JSON"));
 }
@@ -368,9 +366,14 @@ fn check_reads_s3_manifests() {
     let inputs = inputs(dir.path());
     let names: Vec<&str> = inputs.iter().map(|(_, p)| p.to_str().unwrap()).collect();
     for algo in ["crc64nvme", "crc32c", "sha256", "sha1", "xxh128", "md5"] {
-        let manifest = fasthash(dir.path(), &[&["--s3", "-a", algo][..], &names].concat());
+        let manifest = fasthash(dir.path())
+            .args(["--s3", "-a", algo])
+            .args(&names)
+            .output();
         fs::write(dir.path().join("S3SUMS"), &manifest.stdout).unwrap();
-        let check = fasthash(dir.path(), &["-c", "-a", algo, "S3SUMS"]);
+        let check = fasthash(dir.path())
+            .args(["-c", "-a", algo, "S3SUMS"])
+            .output();
         assert_eq!(
             check.status.code(),
             Some(0),
@@ -380,7 +383,9 @@ fn check_reads_s3_manifests() {
         assert_eq!(text(&check.stdout).matches(": OK\n").count(), 4);
     }
     fs::write(&inputs[1].1, b"hello World").unwrap();
-    let check = fasthash(dir.path(), &["-c", "-a", "md5", "S3SUMS"]);
+    let check = fasthash(dir.path())
+        .args(["-c", "-a", "md5", "S3SUMS"])
+        .output();
     assert_eq!(check.status.code(), Some(1));
     assert!(text(&check.stdout).contains(": FAILED"));
 }

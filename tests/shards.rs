@@ -4,12 +4,8 @@
 
 mod common;
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
+use common::{fasthash, pattern, peer, program, text, write_file, FASTHASH};
 use std::path::Path;
-use std::process::{Command, Output};
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
 
 /// A tree of files of many sizes, with names that have broken checksum tools before.
 fn tree() -> tempfile::TempDir {
@@ -33,15 +29,10 @@ fn tree() -> tempfile::TempDir {
             } else {
                 (seed * 7919) % 150_000 + 1
             };
-            let content: Vec<u8> = (0..len).map(|i| (i * 31 + seed) as u8).collect();
-            std::fs::write(folder.join(OsString::from_vec(name.clone())), content).unwrap();
+            write_file(&folder, name, pattern(len, 31, seed));
         }
     }
     dir
-}
-
-fn fasthash(dir: &Path, args: &[&str]) -> Output {
-    common::fasthash_in(dir, args)
 }
 
 /// Runs every shard of `count`, writes each to `shard-K`, and returns their file names.
@@ -51,7 +42,7 @@ fn shards(dir: &Path, count: u32, options: &[&str]) -> Vec<String> {
             let shard = format!("{index}/{count}");
             let mut args = options.to_vec();
             args.extend(["--shard", &shard, "data"]);
-            let output = fasthash(dir, &args);
+            let output = fasthash(dir).args(&args).output();
             assert_eq!(output.status.code(), Some(0), "{shard}: {output:?}");
             let name = format!("shard-{index}-of-{count}");
             std::fs::write(dir.join(&name), &output.stdout).unwrap();
@@ -69,7 +60,7 @@ fn merged_shards_are_the_single_run_byte_for_byte() {
         &["-r", "-a", "md5", "-z"],
         &["-r", "-a", "crc64nvme", "--exclude", "a"],
     ] {
-        let single = fasthash(dir.path(), &[options, &["data"]].concat());
+        let single = fasthash(dir.path()).args(options).arg("data").output();
         assert_eq!(single.status.code(), Some(0));
         assert!(single.stdout.len() > 300, "{options:?}");
         for count in [1, 2, 7, 64] {
@@ -78,7 +69,7 @@ fn merged_shards_are_the_single_run_byte_for_byte() {
             names.reverse();
             let mut args = vec!["--merge"];
             args.extend(names.iter().map(String::as_str));
-            let merged = fasthash(dir.path(), &args);
+            let merged = fasthash(dir.path()).args(&args).output();
             assert_eq!(
                 merged.status.code(),
                 Some(0),
@@ -96,7 +87,7 @@ fn merged_shards_are_the_single_run_byte_for_byte() {
 #[test]
 fn every_file_is_in_exactly_one_shard_and_the_bytes_are_shared_out() {
     let dir = tree();
-    let single = fasthash(dir.path(), &["-r", "data"]);
+    let single = fasthash(dir.path()).args(["-r", "data"]).output();
     let lines = single
         .stdout
         .split(|&b| b == b'\n')
@@ -122,15 +113,13 @@ fn every_file_is_in_exactly_one_shard_and_the_bytes_are_shared_out() {
 fn a_shard_manifest_checks_on_its_own_with_sha256sum_and_fasthash() {
     let dir = tree();
     let names = shards(dir.path(), 3, &["-r"]);
-    let checked = fasthash(dir.path(), &["-c", &names[1]]);
+    let checked = fasthash(dir.path()).args(["-c", &names[1]]).output();
     assert_eq!(checked.status.code(), Some(0), "{checked:?}");
-    if let Some(sha256sum) = common::peer("sha256sum") {
+    if let Some(sha256sum) = peer("sha256sum") {
         // coreutils skips lines that start with '#'; names with a newline are escaped.
-        let output = Command::new(sha256sum)
-            .current_dir(dir.path())
+        let output = program(sha256sum, dir.path())
             .args(["-c", "--strict", &names[1]])
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(output.status.code(), Some(0), "{output:?}");
     }
 }
@@ -140,14 +129,14 @@ fn shards_of_different_runs_a_repeated_shard_and_a_missing_one_are_refused() {
     let dir = tree();
     let names = shards(dir.path(), 3, &["-r"]);
     let refused = |args: &[&str], wanted: &str| {
-        let output = fasthash(dir.path(), args);
+        let output = fasthash(dir.path()).args(args).output();
         assert_eq!(output.status.code(), Some(1), "{args:?}: {output:?}");
         assert!(
             output.stdout.is_empty(),
             "{args:?}: wrote {:?}",
             output.stdout
         );
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = text(&output.stderr);
         assert!(stderr.contains(wanted), "{args:?}: {stderr}");
     };
     refused(&["--merge", &names[0], &names[2]], "missing shard 2/3");
@@ -156,24 +145,30 @@ fn shards_of_different_runs_a_repeated_shard_and_a_missing_one_are_refused() {
         "overlaps",
     );
     // Another algorithm, another number of parts, a tree that changed.
-    let md5 = fasthash(dir.path(), &["-r", "-a", "md5", "--shard", "2/3", "data"]);
+    let md5 = fasthash(dir.path())
+        .args(["-r", "-a", "md5", "--shard", "2/3", "data"])
+        .output();
     std::fs::write(dir.path().join("md5-2"), md5.stdout).unwrap();
     refused(&["--merge", &names[0], "md5-2", &names[2]], "another run");
-    let of_four = fasthash(dir.path(), &["-r", "--shard", "2/4", "data"]);
+    let of_four = fasthash(dir.path())
+        .args(["-r", "--shard", "2/4", "data"])
+        .output();
     std::fs::write(dir.path().join("four-2"), of_four.stdout).unwrap();
     refused(
         &["--merge", &names[0], "four-2", &names[2]],
         "different numbers of parts",
     );
     std::fs::write(dir.path().join("data/plain"), b"grown since").unwrap();
-    let changed = fasthash(dir.path(), &["-r", "--shard", "2/3", "data"]);
+    let changed = fasthash(dir.path())
+        .args(["-r", "--shard", "2/3", "data"])
+        .output();
     std::fs::write(dir.path().join("changed-2"), changed.stdout).unwrap();
     refused(
         &["--merge", &names[0], "changed-2", &names[2]],
         "another run",
     );
     // A manifest that is not a shard.
-    let plain = fasthash(dir.path(), &["-r", "data"]);
+    let plain = fasthash(dir.path()).args(["-r", "data"]).output();
     std::fs::write(dir.path().join("plain-manifest"), plain.stdout).unwrap();
     refused(&["--merge", "plain-manifest"], "not a shard manifest");
 }
@@ -192,9 +187,9 @@ fn shard_refuses_what_it_cannot_cut_the_same_way_everywhere() {
         ),
         (&["--merge"], "--merge needs"),
     ] {
-        let output = fasthash(dir.path(), args);
+        let output = fasthash(dir.path()).args(args).output();
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = text(&output.stderr);
         assert!(stderr.contains(wanted), "{args:?}: {stderr}");
     }
 }
@@ -202,13 +197,14 @@ fn shard_refuses_what_it_cannot_cut_the_same_way_everywhere() {
 /// The README's GNU parallel command, run with the real `parallel`.
 #[test]
 fn gnu_parallel_runs_the_shards_and_merge_gives_the_single_run() {
-    let Some(parallel) = common::peer("parallel") else {
+    let Some(parallel) = peer("parallel") else {
         return;
     };
     let dir = tree();
-    let single = fasthash(dir.path(), &["-r", "-a", "blake3", "data"]);
-    let output = Command::new(parallel)
-        .current_dir(dir.path())
+    let single = fasthash(dir.path())
+        .args(["-r", "-a", "blake3", "data"])
+        .output();
+    let output = program(parallel, dir.path())
         .env("FASTHASH", FASTHASH)
         .args([
             "--will-cite",
@@ -221,15 +217,13 @@ fn gnu_parallel_runs_the_shards_and_merge_gives_the_single_run() {
             "3",
             "4",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let merged = Command::new("sh")
-        .current_dir(dir.path())
-        .args(["-c", "\"$FASTHASH\" --merge part-*"])
-        .env("FASTHASH", FASTHASH)
-        .output()
-        .unwrap();
+    // The parts named by the shell's glob, as the README's command names them.
+    let merged = fasthash(dir.path())
+        .arg("--merge")
+        .shell("", "part-*")
+        .output();
     assert_eq!(merged.status.code(), Some(0), "{merged:?}");
     assert_eq!(merged.stdout, single.stdout);
 }

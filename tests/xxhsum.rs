@@ -5,69 +5,33 @@
 
 mod common;
 
+use common::{fasthash, os, os_names, pattern, peer, program, text, write_files};
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
-use std::path::Path;
-use std::process::{Command, Output};
-
-const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
-const NAMES: [&str; 5] = ["xxhsum", "xxh32sum", "xxh64sum", "xxh128sum", "xxh3sum"];
-
-fn links_to(target: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for name in NAMES {
-        std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
-    }
-    dir
-}
-
-fn run(bin: &Path, dir: &Path, program: &str, args: &[OsString], stdin: &[u8]) -> Output {
-    common::output_with_stdin(
-        Command::new(program)
-            .env("PATH", bin)
-            .current_dir(dir)
-            .args(args),
-        stdin,
-    )
-}
-
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
 
 /// Files with names both releases print the same way (no backslash, newline or CR).
 fn files() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for (index, name) in [&b"a"[..], b"with space", b"\xff latin", b"empty", b"big"]
-        .iter()
-        .enumerate()
-    {
-        let len = match *name {
+    let names: [&[u8]; 5] = [b"a", b"with space", b"\xff latin", b"empty", b"big"];
+    write_files(dir.path(), &names, |index, name| {
+        let len = match name {
             b"empty" => 0,
             b"big" => 2_000_003,
             _ => index * 977 + 3,
         };
-        let content: Vec<u8> = (0..len).map(|i| (i * 13 + index) as u8).collect();
-        std::fs::write(dir.path().join(OsString::from_vec(name.to_vec())), content).unwrap();
-    }
+        pattern(len, 13, index)
+    });
     dir
 }
 
 fn names() -> Vec<OsString> {
-    ["a", "with space", "empty", "big"]
-        .iter()
-        .map(OsString::from)
-        .chain([OsString::from_vec(b"\xff latin".to_vec())])
-        .collect()
+    os_names(&[b"a", b"with space", b"empty", b"big", b"\xff latin"])
 }
 
 #[test]
 fn hash_lines_match_the_installed_xxhsum() {
-    let Some(peer) = common::peer("xxhsum") else {
+    let Some(xxhsum) = peer("xxhsum") else {
         return;
     };
-    let theirs = links_to(&peer);
-    let ours = links_to(Path::new(FASTHASH));
     let dir = files();
     // 0.8.1 prints XXH3 untagged lines as BSD lines and knows no xxh3sum name; 0.8.3 adds
     // XXH3_ and the name (checked below).
@@ -85,23 +49,20 @@ fn hash_lines_match_the_installed_xxhsum() {
         ("xxh128sum", &[]),
     ] {
         let args = [os(args), names()].concat();
-        let expected = run(
-            theirs.path(),
-            dir.path(),
-            program,
-            &args,
-            b"from standard input",
-        );
-        let got = run(
-            ours.path(),
-            dir.path(),
-            program,
-            &args,
-            b"from standard input",
-        );
+        // Each name is a link to the installed xxhsum, which reads its name as fasthash does.
+        let expected = common::program(&xxhsum, dir.path())
+            .called(program)
+            .args(&args)
+            .stdin(b"from standard input")
+            .output();
+        let got = fasthash(dir.path())
+            .called(program)
+            .args(&args)
+            .stdin(b"from standard input")
+            .output();
         assert_eq!(
-            String::from_utf8_lossy(&got.stdout),
-            String::from_utf8_lossy(&expected.stdout),
+            text(&got.stdout),
+            text(&expected.stdout),
             "{program} {args:?}"
         );
         assert_eq!(got.stdout, expected.stdout);
@@ -115,21 +76,17 @@ fn hash_lines_match_the_installed_xxhsum() {
 
 #[test]
 fn check_mode_matches_the_installed_xxhsum() {
-    let Some(peer) = common::peer("xxhsum") else {
+    let Some(xxhsum) = peer("xxhsum") else {
         return;
     };
-    let theirs = links_to(&peer);
-    let ours = links_to(Path::new(FASTHASH));
     let dir = files();
     let mut manifest = Vec::new();
     for args in [&["-H0"][..], &["-H1"], &["-H2", "--tag"], &["-H1", "--tag"]] {
-        let written = run(
-            theirs.path(),
-            dir.path(),
-            "xxhsum",
-            &[os(args), names()].concat(),
-            b"",
-        );
+        let written = program(&xxhsum, dir.path())
+            .args(args)
+            .args(names())
+            .stdin(b"")
+            .output();
         manifest.extend_from_slice(&written.stdout);
     }
     manifest.extend_from_slice(b"not a checksum line\n0123456789abcdef  missing\n");
@@ -144,19 +101,19 @@ fn check_mode_matches_the_installed_xxhsum() {
         // 0.8.1.
         ("xxhsum", &["-c", "nothere"]),
     ] {
-        let expected = run(theirs.path(), dir.path(), program, &os(args), b"");
-        let got = run(ours.path(), dir.path(), program, &os(args), b"");
+        let expected = common::program(&xxhsum, dir.path())
+            .called(program)
+            .args(args)
+            .stdin(b"")
+            .output();
+        let got = fasthash(dir.path())
+            .called(program)
+            .args(args)
+            .stdin(b"")
+            .output();
         let what = format!("{program} {args:?}");
-        assert_eq!(
-            String::from_utf8_lossy(&got.stdout),
-            String::from_utf8_lossy(&expected.stdout),
-            "{what}"
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&got.stderr),
-            String::from_utf8_lossy(&expected.stderr),
-            "{what}: stderr"
-        );
+        assert_eq!(text(&got.stdout), text(&expected.stdout), "{what}");
+        assert_eq!(text(&got.stderr), text(&expected.stderr), "{what}: stderr");
         assert_eq!(got.status.code(), expected.status.code(), "{what}");
     }
 }
@@ -173,17 +130,21 @@ fn sanity(algo: &str, len: usize) -> String {
 /// What 0.8.3 does that 0.8.1 does not, from its source (cli/xxhsum.c).
 #[test]
 fn what_xxhsum_0_8_3_does() {
-    let ours = links_to(Path::new(FASTHASH));
     let dir = tempfile::tempdir().unwrap();
-    let name = OsString::from_vec(b"back\\slash\nnew".to_vec());
+    let name = os_names(&[b"back\\slash\nnew"]).remove(0);
     std::fs::write(dir.path().join(&name), common::xxh_sanity_buffer(2240)).unwrap();
-    let run_ours =
-        |program: &str, args: Vec<OsString>| run(ours.path(), dir.path(), program, &args, b"");
+    let run_ours = |program: &str, args: Vec<OsString>| {
+        fasthash(dir.path())
+            .called(program)
+            .args(args)
+            .stdin(b"")
+            .output()
+    };
     let xxh3 = sanity("xxh3-64", 2240);
     // XSUM_printLine_GNU: a leading backslash, the name escaped, XXH3_ before an XXH3 digest.
     let line = run_ours("xxh3sum", vec![name.clone()]);
     assert_eq!(
-        String::from_utf8_lossy(&line.stdout),
+        text(&line.stdout),
         format!("\\XXH3_{xxh3}  back\\\\slash\\nnew\n")
     );
     // XSUM_printLine_BSD with _LE and the bytes reversed.
@@ -197,7 +158,7 @@ fn what_xxhsum_0_8_3_does() {
         [os(&["-H3", "--tag", "--little-endian"]), vec![name.clone()]].concat(),
     );
     assert_eq!(
-        String::from_utf8_lossy(&tagged.stdout),
+        text(&tagged.stdout),
         format!("\\XXH3_LE (back\\\\slash\\nnew) = {le}\n")
     );
     // -c reads both back, unescaping the name; '#' lines are comments (XSUM_getLine).
@@ -208,13 +169,13 @@ fn what_xxhsum_0_8_3_does() {
     .unwrap();
     let checked = run_ours("xxhsum", os(&["-c", "S"]));
     assert_eq!(
-        String::from_utf8_lossy(&checked.stdout),
+        text(&checked.stdout),
         "\\back\\\\slash\\nnew: OK\n\\back\\\\slash\\nnew: OK\n"
     );
     // xxh64sum reads only XXH64 lines (the name's algorithm bitmask).
     let restricted = run_ours("xxh64sum", os(&["-c", "S"]));
     assert_eq!(
-        String::from_utf8_lossy(&restricted.stderr),
+        text(&restricted.stderr),
         "S: no properly formatted xxHash checksum lines found\n"
     );
     assert_eq!(restricted.status.code(), Some(1));
@@ -222,43 +183,38 @@ fn what_xxhsum_0_8_3_does() {
     // fails ("no file was verified", on standard output: XSUM_checkFile).
     std::fs::write(dir.path().join("M"), b"0123456789abcdef  missing\n").unwrap();
     let nothing = run_ours("xxhsum", os(&["-c", "--ignore-missing", "M"]));
-    assert_eq!(
-        String::from_utf8_lossy(&nothing.stdout),
-        "M: no file was verified\n"
-    );
+    assert_eq!(text(&nothing.stdout), "M: no file was verified\n");
     assert_eq!(nothing.status.code(), Some(1));
     let some = run_ours("xxhsum", os(&["-c", "--ignore-missing", "S", "M"]));
-    assert!(String::from_utf8_lossy(&some.stdout).starts_with("\\back\\\\slash\\nnew: OK\n"));
+    assert!(text(&some.stdout).starts_with("\\back\\\\slash\\nnew: OK\n"));
     // XSUM_hashFile's messages: a directory, a file that cannot be opened.
     let errors = run_ours("xxhsum", os(&[".", "missing"]));
     assert_eq!(
-        String::from_utf8_lossy(&errors.stderr),
+        text(&errors.stderr),
         "xxhsum: .: Is a directory \nError: Could not open 'missing': No such file or directory. \n"
     );
     assert_eq!(errors.status.code(), Some(1));
     // Standard input alone is "stdin"; among operands, "-" is a file name (XSUM_hashFile
     // compares the stdin marker by address).
-    let stdin = run(ours.path(), dir.path(), "xxh32sum", &[], b"");
+    let stdin = run_ours("xxh32sum", vec![]);
     assert_eq!(
-        String::from_utf8_lossy(&stdin.stdout),
+        text(&stdin.stdout),
         format!("{}  stdin\n", sanity("xxh32", 0))
     );
     let dash = run_ours("xxhsum", os(&["-"]));
-    assert!(String::from_utf8_lossy(&dash.stdout).ends_with("  stdin\n"));
+    assert!(text(&dash.stdout).ends_with("  stdin\n"));
     let among = run_ours("xxhsum", os(&["S", "-"]));
-    assert!(String::from_utf8_lossy(&among.stderr).contains("Could not open '-'"));
+    assert!(text(&among.stderr).contains("Could not open '-'"));
     // The first operand starts the file list: a later "-H0" is a file name.
     let late = run_ours("xxhsum", os(&["missing", "-H0"]));
-    assert!(String::from_utf8_lossy(&late.stderr).contains("Could not open '-H0'"));
+    assert!(text(&late.stderr).contains("Could not open '-H0'"));
     // Bad usage: "Wrong parameters", exit 1.
     let bad = run_ours("xxhsum", os(&["-H7", "x"]));
-    assert!(String::from_utf8_lossy(&bad.stderr).starts_with("Wrong parameters\n"));
+    assert!(text(&bad.stderr).starts_with("Wrong parameters\n"));
     assert_eq!(bad.status.code(), Some(1));
     // XXH32 and XXH128 of the same input, against the sanity vectors.
     let xxh32 = run_ours("xxh32sum", vec![name.clone()]);
-    assert!(String::from_utf8_lossy(&xxh32.stdout)
-        .starts_with(&format!("\\{}  ", sanity("xxh32", 2240))));
+    assert!(text(&xxh32.stdout).starts_with(&format!("\\{}  ", sanity("xxh32", 2240))));
     let xxh128 = run_ours("xxh128sum", vec![name]);
-    assert!(String::from_utf8_lossy(&xxh128.stdout)
-        .starts_with(&format!("\\{}  ", sanity("xxh3-128", 2240))));
+    assert!(text(&xxh128.stdout).starts_with(&format!("\\{}  ", sanity("xxh3-128", 2240))));
 }

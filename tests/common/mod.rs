@@ -1,310 +1,115 @@
-//! Test helpers shared by the integration tests: known-answer loading, input generators, and
-//! peers' availability.
-#![allow(dead_code)]
+//! Test helpers shared by the integration tests: running fasthash and its peers, files with
+//! awkward names, seeded random bytes, and known answers. Each test crate uses a part of them.
+#![allow(dead_code, unused_imports)]
 
+mod random;
+mod run;
+mod vectors;
+
+pub use random::{random_bytes, SplitMix64};
+pub use run::{drop_in_dir, fasthash, peer, program, Run, FASTHASH};
+pub use vectors::*;
+
+use fasthash::kernels::Algorithm;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
-/// One known answer: algorithm name as `kat.tsv` spells it, message, expected lowercase hex.
-#[derive(Debug, Clone)]
-pub struct KnownAnswer {
-    pub algo: String,
-    pub params: String,
-    pub message: Vec<u8>,
-    pub expected_hex: String,
-    pub origin: String,
-}
-
+/// A path inside the repository.
 pub fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
-pub fn decode_hex(hex: &str) -> Vec<u8> {
-    assert!(hex.len().is_multiple_of(2), "odd hex length in {hex:.40}");
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit"))
-        .collect()
+/// Program output as text for messages and comparisons (bytes that are not UTF-8 replaced).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// xxHash's sanity buffer (tests/sanity_test.c, fillTestBuffer).
-pub fn xxh_sanity_buffer(len: usize) -> Vec<u8> {
-    const PRIME32: u64 = 2654435761;
-    const PRIME64: u64 = 11400714785074694797;
-    let mut byte_gen = PRIME32;
-    (0..len)
-        .map(|_| {
-            let b = (byte_gen >> 56) as u8;
-            byte_gen = byte_gen.wrapping_mul(PRIME64);
-            b
-        })
-        .collect()
+/// Arguments as `OsString`s, to join with names that are not UTF-8.
+pub fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
 }
 
-/// BLAKE3's test input: byte i = i mod 251.
-pub fn blake3_input(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i % 251) as u8).collect()
-}
-
-/// Parses a NIST CAVP `.rsp` file (byte-oriented): `Len` in bits, `Msg`, `MD`.
-/// `Len = 0` comes with `Msg = 00`, which means the empty message.
-pub fn parse_rsp(path: &Path, algo: &str) -> Vec<KnownAnswer> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut answers = Vec::new();
-    let mut len_bits: Option<usize> = None;
-    let mut message: Option<Vec<u8>> = None;
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some(v) = line.strip_prefix("Len = ") {
-            len_bits = Some(v.parse().expect("Len"));
-        } else if let Some(v) = line.strip_prefix("Msg = ") {
-            let bits = len_bits.expect("Len before Msg");
-            let bytes = decode_hex(v);
-            message = Some(bytes[..bits / 8].to_vec());
-        } else if let Some(v) = line.strip_prefix("MD = ") {
-            answers.push(KnownAnswer {
-                algo: algo.to_string(),
-                params: String::new(),
-                message: message.take().expect("Msg before MD"),
-                expected_hex: v.to_lowercase(),
-                origin: format!("{} Len={}", path.display(), len_bits.unwrap_or(0)),
-            });
-        }
-    }
-    answers
-}
-
-/// Parses `kat.tsv` rows: `algo[;params] <TAB> input <TAB> expected_hex`.
-pub fn parse_kat_tsv(path: &Path) -> Vec<KnownAnswer> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut answers = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(
-            fields.len(),
-            3,
-            "{}:{}: three fields",
-            path.display(),
-            number + 1
-        );
-        let (algo, params) = match fields[0].split_once(';') {
-            Some((a, p)) => (a, p),
-            None => (fields[0], ""),
-        };
-        let message = if let Some(n) = fields[1].strip_prefix("@xxhsanity:") {
-            xxh_sanity_buffer(n.parse().expect("length"))
-        } else if let Some(n) = fields[1].strip_prefix("@blake3:") {
-            blake3_input(n.parse().expect("length"))
-        } else {
-            decode_hex(fields[1])
-        };
-        answers.push(KnownAnswer {
-            algo: algo.to_string(),
-            params: params.to_string(),
-            message,
-            expected_hex: fields[2].to_lowercase(),
-            origin: format!("{}:{}", path.display(), number + 1),
-        });
-    }
-    answers
-}
-
-/// BLAKE3's official vectors: the default-mode 32-byte hash of each input length.
-pub fn parse_blake3_json(path: &Path) -> Vec<KnownAnswer> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
-    json["cases"]
-        .as_array()
-        .expect("cases")
+/// File names given as bytes, which need not be UTF-8.
+pub fn os_names(names: &[&[u8]]) -> Vec<OsString> {
+    names
         .iter()
-        .map(|case| {
-            let len = case["input_len"].as_u64().expect("input_len") as usize;
-            let hash = case["hash"].as_str().expect("hash");
-            KnownAnswer {
-                algo: "blake3".to_string(),
-                params: String::new(),
-                message: blake3_input(len),
-                expected_hex: hash[..64].to_string(),
-                origin: format!("{} input_len={len}", path.display()),
-            }
-        })
+        .map(|name| OsString::from_vec(name.to_vec()))
         .collect()
 }
 
-/// Maps `kat.tsv`'s algorithm names to fasthash's `-a` names.
-pub fn fasthash_name(kat_algo: &str) -> Option<&'static str> {
-    Some(match kat_algo {
-        "sha1" => "sha1",
-        "sha224" => "sha224",
-        "sha256" => "sha256",
-        "sha384" => "sha384",
-        "sha512" => "sha512",
-        "md5" => "md5",
-        "blake3" => "blake3",
-        "sha3-224" => "sha3-224",
-        "sha3-256" => "sha3-256",
-        "sha3-384" => "sha3-384",
-        "sha3-512" => "sha3-512",
-        "sm3" => "sm3",
-        "blake2b" => "blake2b",
-        "xxh32" => "xxh32",
-        "xxh64" => "xxh64",
-        "xxh3-64" => "xxh3",
-        "xxh3-128" => "xxh128",
-        "crc32" => "crc32",
-        "crc32c" => "crc32c",
-        "crc64-nvme" => "crc64nvme",
-        _ => return None,
-    })
+/// `len` bytes counting up by `step` from `start`, wrapping: file contents that differ from
+/// file to file and are the same on every run.
+pub fn pattern(len: usize, step: usize, start: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * step + start) as u8).collect()
 }
 
-/// Every known answer shipped in `tests/vectors/`, default mode only.
-pub fn bundled_known_answers() -> Vec<KnownAnswer> {
-    let mut all = Vec::new();
-    for (file, algo) in [
-        ("SHA1ShortMsg", "sha1"),
-        ("SHA1LongMsg", "sha1"),
-        ("SHA224ShortMsg", "sha224"),
-        ("SHA224LongMsg", "sha224"),
-        ("SHA256ShortMsg", "sha256"),
-        ("SHA256LongMsg", "sha256"),
-        ("SHA384ShortMsg", "sha384"),
-        ("SHA384LongMsg", "sha384"),
-        ("SHA512ShortMsg", "sha512"),
-        ("SHA512LongMsg", "sha512"),
-        ("SHA3_224ShortMsg", "sha3-224"),
-        ("SHA3_256ShortMsg", "sha3-256"),
-        ("SHA3_384ShortMsg", "sha3-384"),
-        ("SHA3_512ShortMsg", "sha3-512"),
-    ] {
-        all.extend(parse_rsp(
-            &repo_path(&format!("tests/vectors/nist-cavp/{file}.rsp")),
-            algo,
-        ));
-    }
-    all.extend(parse_rsp(
-        &repo_path("tests/vectors/md5/rfc-1321.txt"),
-        "md5",
-    ));
-    all.extend(parse_rsp(&repo_path("tests/vectors/sm3/oscca.txt"), "sm3"));
-    all.extend(parse_rsp(
-        &repo_path("tests/vectors/blake2/blake2b.txt"),
-        "blake2b",
-    ));
-    all.extend(parse_blake3_json(&repo_path(
-        "tests/vectors/blake3/test_vectors.json",
-    )));
-    all.extend(parse_kat_tsv(&repo_path(
-        "tests/vectors/xxhash/default-seed.tsv",
-    )));
-    all.extend(parse_kat_tsv(&repo_path("tests/vectors/crc/kat.tsv")));
-    all
+/// Writes `content` to `dir/name` (a name of any bytes, with `/` for folders it creates).
+pub fn write_file(dir: &Path, name: impl AsRef<[u8]>, content: impl AsRef<[u8]>) {
+    let path = dir.join(OsStr::from_bytes(name.as_ref()));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
 }
 
-/// The shared vectors folder beside the repository, when it is there.
-pub fn shared_vectors() -> Option<PathBuf> {
-    let path = repo_path("../shared/vectors");
-    path.join("kat.tsv").is_file().then_some(path)
-}
-
-/// A small deterministic generator (SplitMix64) for test data and split points.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next_u64() % n as u64) as usize
-        }
-    }
-
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(len + 8);
-        while out.len() < len {
-            out.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        out.truncate(len);
-        out
+/// Writes a file for each of `names` in `dir`, its content made from the name and its place
+/// in the list (so files differ from each other and stay the same from run to run).
+pub fn write_files(dir: &Path, names: &[&[u8]], content: impl Fn(usize, &[u8]) -> Vec<u8>) {
+    for (index, name) in names.iter().enumerate() {
+        write_file(dir, name, content(index, name));
     }
 }
 
-/// Finds a peer program on PATH. Missing peers fail the test when `FASTHASH_REQUIRE_PEERS` is
-/// set (CI installs them all); elsewhere the test says it skipped and passes.
-pub fn peer(program: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|candidate| candidate.is_file())
-    });
-    if found.is_none() {
-        if std::env::var_os("FASTHASH_REQUIRE_PEERS").is_some() {
-            panic!("peer program {program} is required (FASTHASH_REQUIRE_PEERS) but not on PATH");
-        }
-        eprintln!("skipped: {program} is not installed");
-    }
-    found
+/// The `-a` names of every algorithm whose digests `--check` verifies (all but cksum's and
+/// sum's legacy checksums), from the library's table.
+pub fn checkable_algorithms() -> Vec<&'static str> {
+    Algorithm::all()
+        .filter(|algorithm| !algorithm.info().with_size)
+        .map(Algorithm::name)
+        .collect()
 }
 
-/// Runs the fasthash binary in `dir` with `args`.
-pub fn fasthash_in(dir: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_fasthash"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
+/// Asserts that `ours` wrote what `theirs` wrote on standard output (as text first, for a
+/// readable difference, then byte for byte) and on standard error, and exited alike.
+pub fn assert_same_output(what: &str, ours: &Output, theirs: &Output) {
+    assert_same_stdout_and_status(what, ours, theirs);
+    assert_eq!(text(&ours.stderr), text(&theirs.stderr), "{what}: stderr");
+}
+
+/// [`assert_same_output`] without standard error, for peers whose messages differ.
+pub fn assert_same_stdout_and_status(what: &str, ours: &Output, theirs: &Output) {
+    assert_eq!(text(&ours.stdout), text(&theirs.stdout), "{what}: stdout");
+    assert_eq!(ours.stdout, theirs.stdout, "{what}: stdout bytes");
+    assert_eq!(
+        ours.status.code(),
+        theirs.status.code(),
+        "{what}: exit code"
+    );
 }
 
 /// coreutils 9.11 writes the names of status lines as its diagnostics write them; an older
 /// installed coreutils (9.1 in Debian 12 escapes only names holding a newline, with a leading
 /// backslash; 9.4 to 9.10 also those holding a backslash or CR) is compared after rewriting its
-/// status lines the 9.11 way.
-pub fn status_lines_as_coreutils_9_11(output: &str) -> String {
-    output
-        .split_inclusive('\n')
-        .map(|line| {
-            for status in [": FAILED open or read\n", ": FAILED\n", ": OK\n"] {
-                if let Some(name) = line.strip_suffix(status) {
-                    let raw = match name.strip_prefix('\\') {
-                        Some(escaped) => {
-                            fasthash::format::escape::unescape_name(escaped.as_bytes())
-                                .expect("coreutils escapes names it can unescape")
-                        }
-                        None => name.as_bytes().to_vec(),
-                    };
-                    let quoted = fasthash::format::quote::quote_name(&raw);
-                    return format!("{}{status}", String::from_utf8_lossy(&quoted));
-                }
+/// status lines the 9.11 way, byte for byte.
+pub fn status_lines_as_coreutils_9_11(output: &[u8]) -> Vec<u8> {
+    let mut rewritten = Vec::new();
+    for line in output.split_inclusive(|&b| b == b'\n') {
+        let status = [&b": FAILED open or read\n"[..], b": FAILED\n", b": OK\n"]
+            .into_iter()
+            .find(|status| line.ends_with(status));
+        match status {
+            Some(status) => {
+                let name = &line[..line.len() - status.len()];
+                let raw = match name.strip_prefix(b"\\") {
+                    Some(escaped) => fasthash::format::escape::unescape_name(escaped)
+                        .expect("coreutils escapes names it can unescape"),
+                    None => name.to_vec(),
+                };
+                rewritten.extend_from_slice(&fasthash::format::quote::quote_name(&raw));
+                rewritten.extend_from_slice(status);
             }
-            line.to_string()
-        })
-        .collect()
-}
-
-/// Runs `command` with `stdin` written to its standard input, capturing its output.
-pub fn output_with_stdin(
-    command: &mut std::process::Command,
-    stdin: &[u8],
-) -> std::process::Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A program may exit without reading its input: a closed pipe is not a failure here.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+            None => rewritten.extend_from_slice(line),
+        }
+    }
+    rewritten
 }

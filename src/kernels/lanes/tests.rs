@@ -4,9 +4,16 @@
 
 use super::md5::{Md5, MD5};
 use super::model::Model;
-use super::multi::{self, LaneHash, StepState, Variant};
+use super::multi::{self, LaneHash, LaneTier, StepState, Variant};
+#[cfg(target_arch = "aarch64")]
+use super::neon::NeonX16;
 use super::sha1::{Sha1, SHA1};
 use super::sha2::{Sha256, Sha512, SHA224, SHA256, SHA384, SHA512};
+#[cfg(target_arch = "x86_64")]
+use super::{
+    avx2::Avx2x8,
+    avx512::{Avx512x16, Avx512x8},
+};
 use super::{table, Lanes};
 use crate::kernels::engine::{Pull, Slices};
 use crate::kernels::test_data::{data, Random};
@@ -48,6 +55,8 @@ fn reference(which: Which, message: &[u8]) -> Digest {
 /// One way of running the lane kernels: a name for messages and the three operations.
 trait Tier {
     fn name(&self) -> String;
+    /// The algorithms it runs: all, or those of 32-bit lanes.
+    fn algorithms(&self) -> Vec<Which>;
     fn lanes(&self, which: Which) -> usize;
     fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest>;
     /// Messages pulled as the lanes reach them, as files are.
@@ -56,220 +65,140 @@ trait Tier {
     fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest>;
 }
 
-fn stepped_on<H: LaneHash, L: Lanes<Word = H::Word>>(
-    ops: L,
-    variant: &Variant<H::Word>,
-    pieces: &[Vec<&[u8]>],
-    tails: &[&[u8]],
-) -> Vec<Digest> {
-    let mut state = StepState::new(variant);
-    for step in pieces {
-        multi::step::<H, L>(ops, &mut state, step);
-    }
-    multi::finish::<H, L>(ops, &state, variant, tails)
+/// One of the lane tiers' entry points, run on a token for one compression function.
+trait Operation {
+    type Output;
+    fn run<H: LaneHash, T: LaneTier<Word = H::Word>>(
+        self,
+        token: T,
+        variant: &Variant<H::Word>,
+    ) -> Self::Output;
 }
 
-/// The model, with `N32` lanes of u32 and `N64` of u64.
-struct ModelTier<const N32: usize, const N64: usize>;
+struct Many<'a, 'm>(&'a [&'m [u8]]);
 
-impl<const N32: usize, const N64: usize> Tier for ModelTier<N32, N64> {
+impl Operation for Many<'_, '_> {
+    type Output = Vec<Digest>;
+    fn run<H: LaneHash, T: LaneTier<Word = H::Word>>(
+        self,
+        token: T,
+        variant: &Variant<H::Word>,
+    ) -> Vec<Digest> {
+        token.digest_many::<H>(variant, self.0)
+    }
+}
+
+struct Pulled<'a>(&'a mut dyn Pull);
+
+impl Operation for Pulled<'_> {
+    type Output = Vec<io::Result<Digest>>;
+    fn run<H: LaneHash, T: LaneTier<Word = H::Word>>(
+        self,
+        token: T,
+        variant: &Variant<H::Word>,
+    ) -> Vec<io::Result<Digest>> {
+        token.pull_many::<H>(variant, self.0)
+    }
+}
+
+struct Stepped<'a, 'm> {
+    pieces: &'a [Vec<&'m [u8]>],
+    tails: &'a [&'m [u8]],
+}
+
+impl Operation for Stepped<'_, '_> {
+    type Output = Vec<Digest>;
+    fn run<H: LaneHash, T: LaneTier<Word = H::Word>>(
+        self,
+        token: T,
+        variant: &Variant<H::Word>,
+    ) -> Vec<Digest> {
+        let mut state = StepState::new(variant);
+        for step in self.pieces {
+            token.step::<H>(&mut state, step);
+        }
+        token.finish::<H>(&state, variant, self.tails)
+    }
+}
+
+/// A tier's tokens: `narrow` for the 32-bit lanes (MD5, SHA-1, SHA-224/256) and, where the
+/// tier has them, `wide` for the 64-bit lanes (SHA-384/512).
+struct Tokens<N, W> {
+    label: &'static str,
+    narrow: N,
+    wide: Option<W>,
+}
+
+/// The wide token type of a tier with 32-bit lanes only (AVX2, NEON): never made.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+type NoWide = Model<u64, 1>;
+
+impl<N: LaneTier<Word = u32>, W: LaneTier<Word = u64>> Tokens<N, W> {
+    /// The tier, where this CPU runs it; `wide` says whether it has 64-bit lanes.
+    fn make(label: &'static str, wide: bool) -> Option<Box<dyn Tier>> {
+        let narrow = N::make()?;
+        let wide = if wide { Some(W::make()?) } else { None };
+        Some(Box::new(Tokens {
+            label,
+            narrow,
+            wide,
+        }))
+    }
+
+    /// `operation` on the token and kernel of `which`.
+    fn run<O: Operation>(&self, which: Which, operation: O) -> O::Output {
+        let wide = || {
+            self.wide
+                .unwrap_or_else(|| unreachable!("{} lanes are 32-bit", self.label))
+        };
+        match which {
+            Which::Md5 => operation.run::<Md5, _>(self.narrow, &MD5),
+            Which::Sha1 => operation.run::<Sha1, _>(self.narrow, &SHA1),
+            Which::Sha224 => operation.run::<Sha256, _>(self.narrow, &SHA224),
+            Which::Sha256 => operation.run::<Sha256, _>(self.narrow, &SHA256),
+            Which::Sha384 => operation.run::<Sha512, _>(wide(), &SHA384),
+            Which::Sha512 => operation.run::<Sha512, _>(wide(), &SHA512),
+        }
+    }
+}
+
+impl<N: LaneTier<Word = u32>, W: LaneTier<Word = u64>> Tier for Tokens<N, W> {
     fn name(&self) -> String {
-        format!("model ({N32} × u32, {N64} × u64)")
+        match self.wide {
+            Some(_) => format!("{} ({} × u32, {} × u64)", self.label, N::LANES, W::LANES),
+            None => format!("{} ({} × u32)", self.label, N::LANES),
+        }
+    }
+
+    fn algorithms(&self) -> Vec<Which> {
+        match self.wide {
+            Some(_) => ALL.to_vec(),
+            None => LANES32.to_vec(),
+        }
     }
 
     fn lanes(&self, which: Which) -> usize {
         if matches!(which, Which::Sha384 | Which::Sha512) {
-            N64
+            W::LANES
         } else {
-            N32
+            N::LANES
         }
     }
 
     fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
-        let (m32, m64) = (Model::<u32, N32>::new(), Model::<u64, N64>::new());
-        match which {
-            Which::Md5 => multi::digest_many::<Md5, _>(m32, &MD5, messages),
-            Which::Sha1 => multi::digest_many::<Sha1, _>(m32, &SHA1, messages),
-            Which::Sha224 => multi::digest_many::<Sha256, _>(m32, &SHA224, messages),
-            Which::Sha256 => multi::digest_many::<Sha256, _>(m32, &SHA256, messages),
-            Which::Sha384 => multi::digest_many::<Sha512, _>(m64, &SHA384, messages),
-            Which::Sha512 => multi::digest_many::<Sha512, _>(m64, &SHA512, messages),
-        }
+        self.run(which, Many(messages))
     }
 
     fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
-        let (m32, m64) = (Model::<u32, N32>::new(), Model::<u64, N64>::new());
-        match which {
-            Which::Md5 => multi::pull_many::<Md5, _>(m32, &MD5, source),
-            Which::Sha1 => multi::pull_many::<Sha1, _>(m32, &SHA1, source),
-            Which::Sha224 => multi::pull_many::<Sha256, _>(m32, &SHA224, source),
-            Which::Sha256 => multi::pull_many::<Sha256, _>(m32, &SHA256, source),
-            Which::Sha384 => multi::pull_many::<Sha512, _>(m64, &SHA384, source),
-            Which::Sha512 => multi::pull_many::<Sha512, _>(m64, &SHA512, source),
-        }
+        self.run(which, Pulled(source))
     }
 
     fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
-        let (m32, m64) = (Model::<u32, N32>::new(), Model::<u64, N64>::new());
-        match which {
-            Which::Md5 => stepped_on::<Md5, _>(m32, &MD5, pieces, tails),
-            Which::Sha1 => stepped_on::<Sha1, _>(m32, &SHA1, pieces, tails),
-            Which::Sha224 => stepped_on::<Sha256, _>(m32, &SHA224, pieces, tails),
-            Which::Sha256 => stepped_on::<Sha256, _>(m32, &SHA256, pieces, tails),
-            Which::Sha384 => stepped_on::<Sha512, _>(m64, &SHA384, pieces, tails),
-            Which::Sha512 => stepped_on::<Sha512, _>(m64, &SHA512, pieces, tails),
-        }
+        self.run(which, Stepped { pieces, tails })
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::*;
-    use crate::kernels::lanes::avx2::Avx2x8;
-    use crate::kernels::lanes::avx512::{Avx512x16, Avx512x8};
-    use crate::kernels::lanes::multi::LaneTier;
-
-    pub(super) struct Avx512(pub Avx512x16, pub Avx512x8);
-
-    impl Tier for Avx512 {
-        fn name(&self) -> String {
-            "AVX-512 (16 × u32, 8 × u64)".into()
-        }
-
-        fn lanes(&self, which: Which) -> usize {
-            if matches!(which, Which::Sha384 | Which::Sha512) {
-                8
-            } else {
-                16
-            }
-        }
-
-        fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
-            let Avx512(x16, x8) = *self;
-            match which {
-                Which::Md5 => x16.digest_many::<Md5>(&MD5, messages),
-                Which::Sha1 => x16.digest_many::<Sha1>(&SHA1, messages),
-                Which::Sha224 => x16.digest_many::<Sha256>(&SHA224, messages),
-                Which::Sha256 => x16.digest_many::<Sha256>(&SHA256, messages),
-                Which::Sha384 => x8.digest_many::<Sha512>(&SHA384, messages),
-                Which::Sha512 => x8.digest_many::<Sha512>(&SHA512, messages),
-            }
-        }
-
-        fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
-            let Avx512(x16, x8) = *self;
-            match which {
-                Which::Md5 => x16.pull_many::<Md5>(&MD5, source),
-                Which::Sha1 => x16.pull_many::<Sha1>(&SHA1, source),
-                Which::Sha224 => x16.pull_many::<Sha256>(&SHA224, source),
-                Which::Sha256 => x16.pull_many::<Sha256>(&SHA256, source),
-                Which::Sha384 => x8.pull_many::<Sha512>(&SHA384, source),
-                Which::Sha512 => x8.pull_many::<Sha512>(&SHA512, source),
-            }
-        }
-
-        fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
-            let Avx512(x16, x8) = *self;
-            macro_rules! run {
-                ($token:expr, $h:ty, $variant:expr) => {{
-                    let mut state = StepState::new(&$variant);
-                    for step in pieces {
-                        $token.step::<$h>(&mut state, step);
-                    }
-                    $token.finish::<$h>(&state, &$variant, tails)
-                }};
-            }
-            match which {
-                Which::Md5 => run!(x16, Md5, MD5),
-                Which::Sha1 => run!(x16, Sha1, SHA1),
-                Which::Sha224 => run!(x16, Sha256, SHA224),
-                Which::Sha256 => run!(x16, Sha256, SHA256),
-                Which::Sha384 => run!(x8, Sha512, SHA384),
-                Which::Sha512 => run!(x8, Sha512, SHA512),
-            }
-        }
-    }
-
-    pub(super) fn avx512() -> Option<Avx512> {
-        Some(Avx512(Avx512x16::new()?, Avx512x8::new()?))
-    }
-
-    pub(super) fn avx2() -> Option<Lanes32<Avx2x8>> {
-        Avx2x8::new().map(|token| Lanes32 {
-            token,
-            name: "AVX2 (8 × u32)",
-        })
-    }
-}
-
-/// A tier of 32-bit lanes only (AVX2, NEON): MD5, SHA-1 and SHA-224/256.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-struct Lanes32<T> {
-    token: T,
-    name: &'static str,
-}
-
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-impl<T: multi::LaneTier<Word = u32>> Tier for Lanes32<T> {
-    fn name(&self) -> String {
-        self.name.into()
-    }
-
-    fn lanes(&self, _: Which) -> usize {
-        T::LANES
-    }
-
-    fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest> {
-        let token = self.token;
-        match which {
-            Which::Md5 => token.digest_many::<Md5>(&MD5, messages),
-            Which::Sha1 => token.digest_many::<Sha1>(&SHA1, messages),
-            Which::Sha224 => token.digest_many::<Sha256>(&SHA224, messages),
-            Which::Sha256 => token.digest_many::<Sha256>(&SHA256, messages),
-            _ => unreachable!("{} lanes are 32-bit", self.name),
-        }
-    }
-
-    fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
-        let token = self.token;
-        match which {
-            Which::Md5 => token.pull_many::<Md5>(&MD5, source),
-            Which::Sha1 => token.pull_many::<Sha1>(&SHA1, source),
-            Which::Sha224 => token.pull_many::<Sha256>(&SHA224, source),
-            Which::Sha256 => token.pull_many::<Sha256>(&SHA256, source),
-            _ => unreachable!("{} lanes are 32-bit", self.name),
-        }
-    }
-
-    fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest> {
-        fn run<H: LaneHash<Word = u32>, T: multi::LaneTier<Word = u32>>(
-            token: T,
-            variant: &Variant<u32>,
-            pieces: &[Vec<&[u8]>],
-            tails: &[&[u8]],
-        ) -> Vec<Digest> {
-            let mut state = StepState::new(variant);
-            for step in pieces {
-                token.step::<H>(&mut state, step);
-            }
-            token.finish::<H>(&state, variant, tails)
-        }
-        match which {
-            Which::Md5 => run::<Md5, T>(self.token, &MD5, pieces, tails),
-            Which::Sha1 => run::<Sha1, T>(self.token, &SHA1, pieces, tails),
-            Which::Sha224 => run::<Sha256, T>(self.token, &SHA224, pieces, tails),
-            Which::Sha256 => run::<Sha256, T>(self.token, &SHA256, pieces, tails),
-            _ => unreachable!("{} lanes are 32-bit", self.name),
-        }
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-fn neon() -> Option<Lanes32<crate::kernels::lanes::neon::NeonX16>> {
-    crate::kernels::lanes::neon::NeonX16::new().map(|token| Lanes32 {
-        token,
-        name: "NEON (16 × u32)",
-    })
 }
 
 const LANES32: [Which; 4] = [Which::Md5, Which::Sha1, Which::Sha224, Which::Sha256];
@@ -277,33 +206,41 @@ const LANES32: [Which; 4] = [Which::Md5, Which::Sha1, Which::Sha224, Which::Sha2
 /// The tiers to test here, with the algorithms each runs. The model runs at the lane counts
 /// of every vector tier (16 and 8 lanes of u32, 8 and 4 of u64), whatever this CPU has.
 fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
-    // Only x86-64 and AArch64 add vector tiers to the model's.
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(unused_mut)
-    )]
-    let mut tiers: Vec<(Box<dyn Tier>, Vec<Which>)> = vec![
-        (Box::new(ModelTier::<16, 8>), ALL.to_vec()),
-        (Box::new(ModelTier::<8, 4>), ALL.to_vec()),
+    let made = [
+        (
+            Tokens::<Model<u32, 16>, Model<u64, 8>>::make("model", true),
+            "",
+        ),
+        (
+            Tokens::<Model<u32, 8>, Model<u64, 4>>::make("model", true),
+            "",
+        ),
+        #[cfg(target_arch = "x86_64")]
+        (
+            Tokens::<Avx512x16, Avx512x8>::make("AVX-512", true),
+            "AVX-512 lanes not run: this CPU lacks AVX-512F/BW",
+        ),
+        #[cfg(target_arch = "x86_64")]
+        (
+            Tokens::<Avx2x8, NoWide>::make("AVX2", false),
+            "AVX2 lanes not run: this CPU lacks AVX2",
+        ),
+        #[cfg(target_arch = "aarch64")]
+        (
+            Tokens::<NeonX16, NoWide>::make("NEON", false),
+            "NEON lanes not run: this CPU lacks NEON",
+        ),
     ];
-    #[cfg(target_arch = "x86_64")]
-    {
-        match x86::avx512() {
-            Some(tier) => tiers.push((Box::new(tier), ALL.to_vec())),
-            None => eprintln!("AVX-512 lanes not run: this CPU lacks AVX-512F/BW"),
+    let mut tiers = Vec::new();
+    for (tier, not_run) in made {
+        match tier {
+            Some(tier) => {
+                eprintln!("lane tier run: {}", tier.name());
+                let algorithms = tier.algorithms();
+                tiers.push((tier, algorithms));
+            }
+            None => eprintln!("{not_run}"),
         }
-        match x86::avx2() {
-            Some(tier) => tiers.push((Box::new(tier), LANES32.to_vec())),
-            None => eprintln!("AVX2 lanes not run: this CPU lacks AVX2"),
-        }
-    }
-    #[cfg(target_arch = "aarch64")]
-    match neon() {
-        Some(tier) => tiers.push((Box::new(tier), LANES32.to_vec())),
-        None => eprintln!("NEON lanes not run: this CPU lacks NEON"),
-    }
-    for (tier, _) in &tiers {
-        eprintln!("lane tier run: {}", tier.name());
     }
     tiers
 }

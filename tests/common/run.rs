@@ -1,0 +1,271 @@
+//! The one way the integration tests run a program: fasthash itself, fasthash under a drop-in
+//! name, or a peer (coreutils, b3sum, xxhsum, a shell) it is compared with.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+/// The fasthash binary these tests run.
+pub const FASTHASH: &str = env!("CARGO_BIN_EXE_fasthash");
+
+/// The locale every run gets unless it sets its own: peers word their messages by it, and a
+/// developer's own locale must not change what the tests expect.
+const DEFAULT_LOCALE: &str = "C.UTF-8";
+
+/// A program to run, built up call by call and run by [`Run::output`] or [`Run::spawn`].
+pub struct Run {
+    program: PathBuf,
+    dir: PathBuf,
+    args: Vec<OsString>,
+    /// Variables to set (`Some`) or remove (`None`), in order.
+    env: Vec<(OsString, Option<OsString>)>,
+    /// Run by this bare name, so that `argv[0]` is the name and not a path.
+    name: Option<String>,
+    /// Shell text before and after `exec PROGRAM ARGS`, when the run needs a shell.
+    shell: Option<(String, String)>,
+    /// A program that runs this one, with its own arguments first (`setpriv ... --`).
+    wrapper: Option<(PathBuf, Vec<OsString>)>,
+    input: Option<Vec<u8>>,
+    stdin: Option<Stdio>,
+    stdout: Option<Stdio>,
+    stderr: Option<Stdio>,
+}
+
+/// fasthash, run in `dir`.
+pub fn fasthash(dir: &Path) -> Run {
+    program(FASTHASH, dir)
+}
+
+/// Any other program (a peer from [`peer`], `sh`, a link to fasthash), run in `dir`.
+pub fn program(program: impl AsRef<OsStr>, dir: &Path) -> Run {
+    Run {
+        program: PathBuf::from(program.as_ref()),
+        dir: dir.to_path_buf(),
+        args: Vec::new(),
+        env: vec![(
+            OsString::from("LC_ALL"),
+            Some(OsString::from(DEFAULT_LOCALE)),
+        )],
+        name: None,
+        shell: None,
+        wrapper: None,
+        input: None,
+        stdin: None,
+        stdout: None,
+        stderr: None,
+    }
+}
+
+impl Run {
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_os_string());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(mut self, args: I) -> Self {
+        self.args
+            .extend(args.into_iter().map(|arg| arg.as_ref().to_os_string()));
+        self
+    }
+
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        let value = Some(value.as_ref().to_os_string());
+        self.env.push((key.as_ref().to_os_string(), value));
+        self
+    }
+
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.env.push((key.as_ref().to_os_string(), None));
+        self
+    }
+
+    /// Runs on the kernels this CPU would choose, even in CI's `FASTHASH_KERNEL=portable` pass:
+    /// for tests of input and output that hash many GiB, or that force each kernel themselves.
+    pub fn cpu_kernels(self) -> Self {
+        self.env_remove(fasthash::kernels::detect::FORCE_VARIABLE)
+    }
+
+    /// Runs without Rust's backtrace variables: b3sum (through anyhow) adds a backtrace to its
+    /// `Error:` lines when they are set, and fasthash as b3sum must print what b3sum prints.
+    pub fn without_backtraces(self) -> Self {
+        self.env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE")
+    }
+
+    /// Runs the program under the bare name `name` (a drop-in name such as `sha256sum`): a link
+    /// of that name found on `PATH`, so `argv[0]`, which coreutils prints in its messages, is
+    /// the same for fasthash and for the peer it is compared with.
+    pub fn called(mut self, name: &str) -> Self {
+        let dir = drop_in_dir(&self.program, name);
+        self.name = Some(name.to_string());
+        self.env("PATH", dir)
+    }
+
+    /// `bytes` on standard input (otherwise it is `/dev/null`).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.input = Some(bytes.as_ref().to_vec());
+        self
+    }
+
+    pub fn redirect_stdin(mut self, stdin: impl Into<Stdio>) -> Self {
+        self.stdin = Some(stdin.into());
+        self
+    }
+
+    pub fn redirect_stdout(mut self, stdout: impl Into<Stdio>) -> Self {
+        self.stdout = Some(stdout.into());
+        self
+    }
+
+    pub fn redirect_stderr(mut self, stderr: impl Into<Stdio>) -> Self {
+        self.stderr = Some(stderr.into());
+        self
+    }
+
+    /// Runs through `sh -c 'BEFORE exec PROGRAM ARGS AFTER'`, for what only a shell sets up:
+    /// closed descriptors (`>&-`), merged streams (`2>&1`), globs, `ulimit`.
+    pub fn shell(mut self, before: &str, after: &str) -> Self {
+        self.shell = Some((before.to_string(), after.to_string()));
+        self
+    }
+
+    /// Runs as the unprivileged user `nobody` when the tests run as root (as CI does), since
+    /// root reads any file; `None` (the test skips) when that needs `setpriv` and it is missing.
+    pub fn unprivileged(mut self) -> Option<Self> {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            let setpriv = peer("setpriv")?;
+            let options = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"];
+            self.wrapper = Some((setpriv, options.iter().map(OsString::from).collect()));
+        }
+        Some(self)
+    }
+
+    /// The run's `std` command, its standard streams not yet set.
+    fn command(&self) -> Command {
+        let program = match &self.name {
+            Some(name) => PathBuf::from(name),
+            None => self.program.clone(),
+        };
+        let mut command = match (&self.wrapper, &self.shell) {
+            (Some(_), Some(_)) => panic!("a run takes a wrapper or a shell, not both"),
+            (Some((wrapper, options)), None) => {
+                let mut command = Command::new(wrapper);
+                command.args(options).arg(program);
+                command
+            }
+            // The program is `$0` and its arguments `$@`, so no quoting can go wrong.
+            (None, Some((before, after))) => {
+                let mut command = Command::new("/bin/sh");
+                command
+                    .arg("-c")
+                    .arg(format!("{before} exec \"$0\" \"$@\" {after}"))
+                    .arg(program);
+                command
+            }
+            (None, None) => Command::new(program),
+        };
+        command.current_dir(&self.dir).args(&self.args);
+        for (key, value) in &self.env {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command
+    }
+
+    /// Runs to the end, standard output and error captured, and writes the bytes given to
+    /// [`Run::stdin`] as it runs (a program may exit without reading them).
+    pub fn output(self) -> Output {
+        let program = self.program.clone();
+        self.try_output()
+            .unwrap_or_else(|error| panic!("cannot run {}: {error}", program.display()))
+    }
+
+    /// [`Run::output`], or why the program could not be started.
+    pub fn try_output(mut self) -> std::io::Result<Output> {
+        let input = self.input.take();
+        let mut command = self.command();
+        command
+            .stdin(match (&input, self.stdin.take()) {
+                (Some(_), _) => Stdio::piped(),
+                (None, Some(stdin)) => stdin,
+                (None, None) => Stdio::null(),
+            })
+            .stdout(self.stdout.take().unwrap_or_else(Stdio::piped))
+            .stderr(self.stderr.take().unwrap_or_else(Stdio::piped));
+        let mut child = command.spawn()?;
+        // Written from a thread: a program that writes much before it reads all of its input
+        // would otherwise wait on us while we wait on it.
+        let writer = input.map(|bytes| {
+            let mut stdin = child.stdin.take().unwrap();
+            std::thread::spawn(move || {
+                // A program may exit without reading its input: a closed pipe is no failure.
+                let _ = stdin.write_all(&bytes);
+            })
+        });
+        let output = child.wait_with_output()?;
+        if let Some(writer) = writer {
+            writer.join().unwrap();
+        }
+        Ok(output)
+    }
+
+    /// Starts the program and returns at once; standard output and error are pipes unless
+    /// redirected, standard input `/dev/null` unless redirected.
+    pub fn spawn(mut self) -> Child {
+        assert!(
+            self.input.is_none(),
+            "spawn takes redirect_stdin, not stdin bytes"
+        );
+        let mut command = self.command();
+        command
+            .stdin(self.stdin.take().unwrap_or_else(Stdio::null))
+            .stdout(self.stdout.take().unwrap_or_else(Stdio::piped))
+            .stderr(self.stderr.take().unwrap_or_else(Stdio::piped));
+        command
+            .spawn()
+            .unwrap_or_else(|error| panic!("cannot run {}: {error}", self.program.display()))
+    }
+}
+
+/// A directory holding a link named `name` to `target`, to put on `PATH`. One directory a
+/// target, kept under Cargo's scratch directory so that a link made once serves every run
+/// (and a run still starting through it never loses it).
+pub fn drop_in_dir(target: &Path, name: &str) -> PathBuf {
+    let key: String = target
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("drop-in")
+        .join(key);
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join(name);
+    match std::os::unix::fs::symlink(target, &link) {
+        // Another test made it first: the same link.
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        result => result.unwrap(),
+    }
+    dir
+}
+
+/// Finds a peer program on PATH. Missing peers fail the test when `FASTHASH_REQUIRE_PEERS` is
+/// set (CI installs them all); elsewhere the test says it skipped and passes.
+pub fn peer(program: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    });
+    if found.is_none() {
+        if std::env::var_os("FASTHASH_REQUIRE_PEERS").is_some() {
+            panic!("peer program {program} is required (FASTHASH_REQUIRE_PEERS) but not on PATH");
+        }
+        eprintln!("skipped: {program} is not installed");
+    }
+    found
+}
