@@ -4,7 +4,6 @@
 use crate::bench::BenchOptions;
 use crate::cli::{B3sumCli, BenchCli, Cli, GnuParse, Personality};
 use crate::error::Error;
-use crate::format::s3::S3Format;
 use crate::format::{DigestEncoding, LineStyle};
 use crate::io::parallel::default_threads;
 use crate::io::progress::ProgressChoice;
@@ -14,6 +13,7 @@ use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
 use crate::kernels::S3ChecksumType;
+use crate::s3::format::S3Format;
 use crate::s3::{part_limits_error, Preset, Upload};
 use clap::Parser;
 use std::ffi::OsString;

@@ -9,6 +9,5 @@ pub mod kernels;
 pub mod line;
 pub mod manifest;
 pub mod quote;
-pub mod s3;
 
 pub use line::{DigestEncoding, LineStyle};

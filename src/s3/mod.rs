@@ -2,11 +2,13 @@
 //! common clients make it store, and the comparison of a local file with what S3 reports.
 //! The rules and their sources: `../shared/S3.md` (copied in `docs/s3.md`).
 
+pub mod format;
+pub mod parts;
 pub mod verify;
 
-use crate::io::parts::{hash_parts, part_count};
 use crate::io::read::{changed_error, hash_file, ReadOptions};
 use crate::kernels::{crc_combine, crc_digest, Algorithm, Digest, S3ChecksumType};
+use parts::{hash_parts, part_count};
 use std::fs::File;
 use std::io;
 

@@ -9,11 +9,11 @@
 //! number of parts (the AWS clients' 8 MiB-doubling size first, then whole MiB), at most
 //! [`MAX_TRIES`] of them.
 
+use super::parts::part_count;
 use super::{client_part_size, compute, Upload, MIB, MIN_PART_SIZE};
 use crate::config::Config;
 use crate::error::{Error, ExitStatus};
 use crate::format::quote::quote_name;
-use crate::io::parts::part_count;
 use crate::io::read::hash_file;
 use crate::io::Input;
 use crate::kernels::{Algorithm, S3ChecksumType};
