@@ -10,7 +10,8 @@
 //! [`MAX_TRIES`] of them.
 
 use super::parts::part_count;
-use super::{client_part_size, compute, Upload, MIB, MIN_PART_SIZE};
+use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
+use super::values::compute;
 use crate::config::Config;
 use crate::error::{Error, ExitStatus};
 use crate::format::quote::quote_name;
