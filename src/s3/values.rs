@@ -5,9 +5,11 @@
 use super::options::{S3Options, UploadChoice};
 use super::parts::hash_parts;
 use super::rules::{part_limits_error, Upload};
-use crate::io::read::{changed_error, hash_file, hash_reader, ReadOptions};
+use crate::io::read::{
+    changed, changed_error, combine_crcs, directory_error, hash_file, hash_reader, ReadOptions,
+};
 use crate::io::Input;
-use crate::kernels::{crc_combine, crc_digest, Algorithm, Digest, S3ChecksumType};
+use crate::kernels::{Algorithm, Digest, S3ChecksumType};
 use std::fs::File;
 use std::io;
 
@@ -54,7 +56,7 @@ pub fn compute(
 ) -> io::Result<S3Checksum> {
     let before = file.metadata()?;
     if before.is_dir() {
-        return Err(io::Error::from_raw_os_error(libc::EISDIR));
+        return Err(directory_error(&file));
     }
     let size = before.len();
     let result = match upload {
@@ -85,8 +87,9 @@ pub fn compute(
             let digests: Vec<Digest> = parts.iter().map(|p| p.digest).collect();
             let digest = match checksum_type {
                 S3ChecksumType::Composite => composite(algorithm, &digests),
+                // The parts' CRCs combined are the CRC of the whole object.
                 S3ChecksumType::FullObject => {
-                    full_object(algorithm, parts.iter().map(|p| (p.digest, p.len)))
+                    combine_crcs(algorithm, parts.iter().map(|p| (p.digest, p.len)))
                 }
             };
             let etag = want_etag.then(|| {
@@ -103,8 +106,7 @@ pub fn compute(
             }
         }
     };
-    let after = file.metadata()?;
-    if after.len() != size || after.modified().ok() != before.modified().ok() {
+    if changed(&before, &file.metadata()?) {
         return Err(changed_error());
     }
     Ok(result)
@@ -117,24 +119,6 @@ pub fn composite(algorithm: Algorithm, parts: &[Digest]) -> Digest {
         hasher.update(part.as_bytes());
     }
     hasher.finalize()
-}
-
-/// FULL_OBJECT from the parts' CRCs and lengths, combined as S3 combines them.
-pub fn full_object(algorithm: Algorithm, parts: impl Iterator<Item = (Digest, u64)>) -> Digest {
-    let value = |digest: &Digest| {
-        digest
-            .as_bytes()
-            .iter()
-            .fold(0u64, |v, &b| (v << 8) | u64::from(b))
-    };
-    let mut combined: Option<u64> = None;
-    for (digest, len) in parts {
-        combined = Some(match combined {
-            None => value(&digest),
-            Some(crc) => crc_combine(algorithm, crc, value(&digest), len),
-        });
-    }
-    crc_digest(algorithm, combined.unwrap_or(0))
 }
 
 /// The multipart ETag: MD5 of the concatenated part MD5s, hex, `-N`, in S3's double quotes.
