@@ -2,20 +2,19 @@
 //! line each in input order, failures reported in place and counted. The same driver prints
 //! S3's values when the S3 options are given.
 
-use crate::config::{Files, Hash, RunSettings, S3Options, S3Values, UploadChoice};
+use crate::config::{Files, Hash, RunSettings, S3Values};
 use crate::error::{Error, ExitStatus};
 use crate::format::line::write_digest_line;
 use crate::format::messages::Message;
-use crate::format::s3::write_s3;
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::progress::Progress;
-use crate::io::read::{hash_inputs, hash_reader, ReadOptions};
+use crate::io::read::hash_inputs;
 use crate::io::shard::{select, Shard};
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
-use crate::kernels::{Algorithm, S3ChecksumType};
 use crate::report::Reporter;
-use crate::s3::{compute, part_limits_error, S3Checksum, Upload};
+use crate::s3;
+use crate::s3::format::write_s3;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
@@ -59,7 +58,12 @@ pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Repor
             inputs
                 .iter()
                 .map(|input| {
-                    s3_checksum(input, values.algorithm, &values.options, &values.run.read)
+                    s3::values::for_input(
+                        input,
+                        values.algorithm,
+                        &values.options,
+                        &values.run.read,
+                    )
                 })
                 .collect()
         },
@@ -74,48 +78,6 @@ pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Repor
             )
         },
     )
-}
-
-/// What S3 stores for one input, as the options ask.
-fn s3_checksum(
-    input: &Input,
-    algorithm: Algorithm,
-    options: &S3Options,
-    read: &ReadOptions,
-) -> io::Result<S3Checksum> {
-    let Input::Path(path) = input else {
-        // Standard input streams once: a single upload only.
-        if options.upload != UploadChoice::Fixed(Upload::Single) {
-            return Err(io::Error::other(
-                "standard input cannot be cut into parts; save it to a file first",
-            ));
-        }
-        let mut counted = Counted {
-            inner: crate::io::stdin()?,
-            count: 0,
-        };
-        let digest = hash_reader(&mut counted, algorithm)?;
-        return Ok(S3Checksum {
-            algorithm,
-            size: counted.count,
-            checksum_type: S3ChecksumType::FullObject,
-            digest,
-            parts: None,
-            etag: None,
-        });
-    };
-    let file = crate::io::long_paths::open_file(path)?;
-    let size = file.metadata()?.len();
-    let upload = match options.upload {
-        UploadChoice::Fixed(upload) => upload,
-        UploadChoice::Preset(preset) => preset.upload(size),
-    };
-    if let (Upload::Multipart { part_size, .. }, true) = (upload, options.part_limits) {
-        if let Some(message) = part_limits_error(size, part_size) {
-            return Err(io::Error::other(message));
-        }
-    }
-    compute(file, algorithm, upload, options.want_etag, read)
 }
 
 /// Expands the inputs, runs `work` on batches of up to `batch` of them in parallel (one result
@@ -258,20 +220,6 @@ fn line_format(hash: &Hash) -> String {
         style.encoding == crate::format::DigestEncoding::Base64,
         style.with_names
     )
-}
-
-/// A reader that counts what it hands over (the size of standard input).
-struct Counted<R> {
-    inner: R,
-    count: u64,
-}
-
-impl<R: io::Read> io::Read for Counted<R> {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let read = self.inner.read(buffer)?;
-        self.count += read as u64;
-        Ok(read)
-    }
 }
 
 /// A writer the line formatters can take by `&mut dyn`.

@@ -10,7 +10,6 @@ pub mod line;
 pub mod manifest;
 pub mod messages;
 pub mod quote;
-pub mod s3;
 pub mod status;
 
 pub use line::{DigestEncoding, LineStyle};

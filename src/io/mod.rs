@@ -19,7 +19,6 @@ pub mod lines;
 pub mod long_paths;
 pub mod mapped;
 pub mod parallel;
-pub mod parts;
 pub mod progress;
 pub mod read;
 pub mod shard;

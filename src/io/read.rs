@@ -290,12 +290,7 @@ fn read_once(mut file: &File, buffer: &mut [u8]) -> io::Result<usize> {
 pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io::Result<Digest> {
     let before = file.metadata()?;
     if before.is_dir() {
-        // Read it, as coreutils does, so that the kernel's own error is the one reported:
-        // EISDIR, or EIO where the device fails (coreutils' tests/misc/read-errors.sh).
-        return Err(match read_once(&file, &mut [0u8; 1]) {
-            Err(e) => e,
-            Ok(_) => io::Error::from_raw_os_error(libc::EISDIR),
-        });
+        return Err(directory_error(&file));
     }
     if !before.is_file() || before.len() == 0 {
         return hash_reader(file, algorithm);
@@ -328,7 +323,18 @@ pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io:
     Ok(digest)
 }
 
-fn changed(before: &Metadata, after: &Metadata) -> bool {
+/// The error for a directory opened to be hashed. It is read, as coreutils does, so that the
+/// kernel's own error is the one reported: EISDIR, or EIO where the device fails (coreutils'
+/// tests/misc/read-errors.sh).
+pub(crate) fn directory_error(file: &File) -> io::Error {
+    match read_once(file, &mut [0u8; 1]) {
+        Err(e) => e,
+        Ok(_) => io::Error::from_raw_os_error(libc::EISDIR),
+    }
+}
+
+/// Whether a file changed between two looks at it: another size or modification time.
+pub(crate) fn changed(before: &Metadata, after: &Metadata) -> bool {
     fn mtime(m: &Metadata) -> Option<SystemTime> {
         m.modified().ok()
     }
@@ -479,21 +485,30 @@ fn crc_in_parallel(mapping: &Mapping, algorithm: Algorithm) -> Digest {
             (digest, window.len() as u64)
         })
         .collect();
-    let mut pieces = pieces.into_iter();
-    let Some((first, _)) = pieces.next() else {
-        return Hasher::new(algorithm).finalize();
-    };
-    let combined = pieces.fold(crc_value(&first), |crc, (piece, len)| {
-        crc_combine(algorithm, crc, crc_value(&piece), len)
-    });
-    crate::kernels::crc_digest(algorithm, combined)
+    combine_crcs(algorithm, pieces)
 }
 
-fn crc_value(digest: &Digest) -> u64 {
-    digest
-        .as_bytes()
-        .iter()
-        .fold(0u64, |value, &byte| (value << 8) | u64::from(byte))
+/// The CRC of consecutive pieces from each piece's CRC and length, combined in order (0, the
+/// CRC of nothing, for no pieces): how a file's windows hashed apart, and S3's FULL_OBJECT
+/// parts, make one CRC.
+pub(crate) fn combine_crcs(
+    algorithm: Algorithm,
+    pieces: impl IntoIterator<Item = (Digest, u64)>,
+) -> Digest {
+    // A CRC digest is the CRC's big-endian bytes.
+    let value = |digest: &Digest| {
+        digest
+            .as_bytes()
+            .iter()
+            .fold(0u64, |value, &byte| (value << 8) | u64::from(byte))
+    };
+    let mut pieces = pieces.into_iter();
+    let combined = pieces.next().map_or(0, |(first, _)| {
+        pieces.fold(value(&first), |crc, (piece, len)| {
+            crc_combine(algorithm, crc, value(&piece), len)
+        })
+    });
+    crate::kernels::crc_digest(algorithm, combined)
 }
 
 /// BLAKE3's own parallel tree hashing (as b3sum does it), 128 MiB at a time so that pages are

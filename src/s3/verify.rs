@@ -9,14 +9,15 @@
 //! number of parts (the AWS clients' 8 MiB-doubling size first, then whole MiB), at most
 //! [`MAX_TRIES`] of them.
 
-use super::{client_part_size, compute, Upload, MIB, MIN_PART_SIZE};
+use super::parts::part_count;
+use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
+use super::values::{compute, S3Checksum};
 use crate::config::VerifyS3;
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
 use crate::format::quote::quote_name;
-use crate::io::parts::part_count;
 use crate::io::read::{hash_file, ReadOptions};
-use crate::kernels::{Algorithm, S3ChecksumType};
+use crate::kernels::{Algorithm, Digest, S3ChecksumType};
 use crate::report::Reporter;
 use serde_json::Value;
 use std::fs::File;
@@ -159,150 +160,195 @@ fn verify(
     read: &ReadOptions,
     out: &mut impl Write,
 ) -> io::Result<bool> {
-    let size = std::fs::metadata(path)?.len();
-    let mut failed = false;
-    let mut verified = 0;
+    let local = LocalFile {
+        path,
+        size: std::fs::metadata(path)?.len(),
+        read,
+    };
+    let mut tally = Tally::default();
     if let Some(expected) = reported.size {
-        if expected == size {
-            writeln!(out, "ContentLength: OK")?;
-            verified += 1;
+        let outcome = if expected == local.size {
+            Outcome::Ok(String::new())
         } else {
-            writeln!(out, "ContentLength: FAILED (S3: {expected}, file: {size})")?;
-            failed = true;
-        }
+            Outcome::Failed(format!("S3: {expected}, file: {}", local.size))
+        };
+        tally.write(out, "ContentLength", outcome)?;
     }
+    // The part size a COMPOSITE checksum matched with: the ETag's parts are the same.
     let mut known_part_size = None;
     for (algorithm, value) in &reported.checksums {
         let field = format!("Checksum{}", algorithm.info().s3_name.unwrap_or(""));
-        let (base, suffix_count) = match value.rsplit_once('-') {
-            Some((base, count)) if count.bytes().all(|b| b.is_ascii_digit()) => {
-                (base, count.parse::<u64>().ok())
-            }
-            _ => (value.as_str(), None),
-        };
-        let composite_count = suffix_count.or_else(|| {
-            (reported.checksum_type.as_deref() == Some("COMPOSITE"))
-                .then_some(reported.parts_count)
-                .flatten()
-        });
-        match composite_count {
-            None if reported.checksum_type.as_deref() == Some("COMPOSITE") => {
-                writeln!(out, "{field}: cannot verify (COMPOSITE, but no part count)")?;
-            }
-            None => {
-                let digest = hash_file(File::open(path)?, *algorithm, read)?;
-                if digest.to_base64() == base {
-                    writeln!(out, "{field}: OK")?;
-                    verified += 1;
-                } else {
-                    writeln!(
-                        out,
-                        "{field}: FAILED (S3: {value}, computed: {})",
-                        digest.to_base64()
-                    )?;
-                    failed = true;
-                }
-            }
-            Some(count) => {
-                let candidates = candidate_part_sizes(size, count, &reported.part_sizes);
-                let mut matched = None;
-                for &part_size in &candidates {
-                    let upload = Upload::Multipart {
-                        part_size,
-                        checksum_type: S3ChecksumType::Composite,
-                    };
-                    let result = compute(File::open(path)?, *algorithm, upload, false, read)?;
-                    if result.digest.to_base64() == base {
-                        matched = Some(part_size);
-                        break;
-                    }
-                }
-                match matched {
-                    Some(part_size) => {
-                        known_part_size = Some(part_size);
-                        verified += 1;
-                        writeln!(
-                            out,
-                            "{field}: OK (COMPOSITE, {count} parts of {part_size} bytes)"
-                        )?;
-                    }
-                    None => {
-                        failed = true;
-                        writeln!(
-                            out,
-                            "{field}: FAILED (S3: {value}; no part size giving {count} parts \
-                             matches; tried {})",
-                            list(&candidates)
-                        )?;
-                    }
-                }
-            }
-        }
+        let (outcome, part_size) = check_checksum(&local, reported, *algorithm, value)?;
+        known_part_size = part_size.or(known_part_size);
+        tally.write(out, &field, outcome)?;
     }
     if let Some(etag) = &reported.etag {
-        match etag.rsplit_once('-') {
-            Some((_, count)) if count.bytes().all(|b| b.is_ascii_digit()) => {
-                let count: u64 = count.parse().unwrap_or(0);
-                let mut candidates = candidate_part_sizes(size, count, &reported.part_sizes);
-                if let Some(p) = known_part_size {
-                    candidates.retain(|&c| c != p);
-                    candidates.insert(0, p);
-                }
-                let mut matched = None;
-                for &part_size in &candidates {
-                    let upload = Upload::Multipart {
-                        part_size,
-                        checksum_type: S3ChecksumType::Composite,
-                    };
-                    let result = compute(File::open(path)?, Algorithm::Md5, upload, true, read)?;
-                    if result.etag.as_deref().map(|e| e.trim_matches('"')) == Some(etag.as_str()) {
-                        matched = Some(part_size);
-                        break;
-                    }
-                }
-                match matched {
-                    Some(part_size) => {
-                        verified += 1;
-                        writeln!(out, "ETag: OK (multipart, parts of {part_size} bytes)")?;
-                    }
-                    None => {
-                        failed = true;
-                        writeln!(
-                            out,
-                            "ETag: FAILED (S3: \"{etag}\"; no part size giving {count} parts \
-                             matches; tried {})",
-                            list(&candidates)
-                        )?;
-                    }
-                }
-            }
-            _ if etag.len() == 32 && etag.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                let md5 = hash_file(File::open(path)?, Algorithm::Md5, read)?;
-                if md5.to_hex() == etag.to_ascii_lowercase() {
-                    verified += 1;
-                    writeln!(out, "ETag: OK")?;
-                } else {
-                    failed = true;
-                    writeln!(
-                        out,
-                        "ETag: FAILED (S3: \"{etag}\", computed: \"{}\")",
-                        md5.to_hex()
-                    )?;
-                }
-            }
-            _ => writeln!(
-                out,
-                "ETag: cannot verify (not an MD5 ETag: encrypted with SSE-KMS or SSE-C?)"
-            )?,
-        }
+        let outcome = check_etag(&local, reported, etag, known_part_size)?;
+        tally.write(out, "ETag", outcome)?;
     }
-    let ok = !failed && verified > 0;
+    let ok = tally.failed == 0 && tally.verified > 0;
     let verdict = if ok { "OK" } else { "FAILED" };
     let mut name = quote_name(path.as_os_str().as_encoded_bytes());
     name.extend_from_slice(format!(": {verdict}\n").as_bytes());
     out.write_all(&name)?;
     out.flush()?;
     Ok(ok)
+}
+
+/// What the check of one field came to; the text is what follows `OK` (with its leading
+/// space), or what goes in the parentheses after `FAILED` or `cannot verify`.
+enum Outcome {
+    Ok(String),
+    Failed(String),
+    CannotVerify(String),
+}
+
+/// The fields checked so far: how many matched, how many did not.
+#[derive(Default)]
+struct Tally {
+    verified: usize,
+    failed: usize,
+}
+
+impl Tally {
+    /// Prints a field's line and counts it.
+    fn write(&mut self, out: &mut impl Write, field: &str, outcome: Outcome) -> io::Result<()> {
+        match outcome {
+            Outcome::Ok(detail) => {
+                self.verified += 1;
+                writeln!(out, "{field}: OK{detail}")
+            }
+            Outcome::Failed(reason) => {
+                self.failed += 1;
+                writeln!(out, "{field}: FAILED ({reason})")
+            }
+            Outcome::CannotVerify(reason) => writeln!(out, "{field}: cannot verify ({reason})"),
+        }
+    }
+}
+
+/// The local file compared, read again for each value computed from it.
+struct LocalFile<'a> {
+    path: &'a Path,
+    size: u64,
+    read: &'a ReadOptions,
+}
+
+impl LocalFile<'_> {
+    fn digest(&self, algorithm: Algorithm) -> io::Result<Digest> {
+        hash_file(File::open(self.path)?, algorithm, self.read)
+    }
+
+    /// The first of `candidates` whose COMPOSITE upload in parts of that size gives a value
+    /// `matches` accepts.
+    fn first_matching_part_size(
+        &self,
+        candidates: &[u64],
+        algorithm: Algorithm,
+        want_etag: bool,
+        matches: impl Fn(&S3Checksum) -> bool,
+    ) -> io::Result<Option<u64>> {
+        for &part_size in candidates {
+            let upload = Upload::Multipart {
+                part_size,
+                checksum_type: S3ChecksumType::Composite,
+            };
+            let file = File::open(self.path)?;
+            if matches(&compute(file, algorithm, upload, want_etag, self.read)?) {
+                return Ok(Some(part_size));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A value's `-N` part count suffix, split off: (value, digits).
+fn split_part_count(value: &str) -> Option<(&str, &str)> {
+    value
+        .rsplit_once('-')
+        .filter(|(_, count)| count.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// One checksum field: of the whole file, or COMPOSITE with the part size found among the
+/// candidates (returned, for the ETag to try first).
+fn check_checksum(
+    local: &LocalFile,
+    reported: &Reported,
+    algorithm: Algorithm,
+    value: &str,
+) -> io::Result<(Outcome, Option<u64>)> {
+    let (base, suffix_count) = match split_part_count(value) {
+        Some((base, count)) => (base, count.parse::<u64>().ok()),
+        None => (value, None),
+    };
+    let is_composite = reported.checksum_type.as_deref() == Some("COMPOSITE");
+    let composite_count = suffix_count.or(reported.parts_count.filter(|_| is_composite));
+    let Some(count) = composite_count else {
+        if is_composite {
+            let reason = "COMPOSITE, but no part count".to_string();
+            return Ok((Outcome::CannotVerify(reason), None));
+        }
+        let computed = local.digest(algorithm)?.to_base64();
+        let outcome = if computed == base {
+            Outcome::Ok(String::new())
+        } else {
+            Outcome::Failed(format!("S3: {value}, computed: {computed}"))
+        };
+        return Ok((outcome, None));
+    };
+    let candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
+    let matched = local.first_matching_part_size(&candidates, algorithm, false, |result| {
+        result.digest.to_base64() == base
+    })?;
+    let outcome = match matched {
+        Some(part_size) => Outcome::Ok(format!(" (COMPOSITE, {count} parts of {part_size} bytes)")),
+        None => no_part_size_matches(value, count, &candidates),
+    };
+    Ok((outcome, matched))
+}
+
+/// The ETag: a multipart one (`-N`) with its part size found among the candidates, the one a
+/// checksum matched with first; else the MD5 of the file; else (not an MD5) unverifiable.
+fn check_etag(
+    local: &LocalFile,
+    reported: &Reported,
+    etag: &str,
+    known_part_size: Option<u64>,
+) -> io::Result<Outcome> {
+    if let Some((_, count)) = split_part_count(etag) {
+        let count: u64 = count.parse().unwrap_or(0);
+        let mut candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
+        if let Some(known) = known_part_size {
+            candidates.retain(|&candidate| candidate != known);
+            candidates.insert(0, known);
+        }
+        let matched =
+            local.first_matching_part_size(&candidates, Algorithm::Md5, true, |result| {
+                result.etag.as_deref().map(|e| e.trim_matches('"')) == Some(etag)
+            })?;
+        return Ok(match matched {
+            Some(part_size) => Outcome::Ok(format!(" (multipart, parts of {part_size} bytes)")),
+            None => no_part_size_matches(&format!("\"{etag}\""), count, &candidates),
+        });
+    }
+    if etag.len() == 32 && etag.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let md5 = local.digest(Algorithm::Md5)?.to_hex();
+        return Ok(if md5 == etag.to_ascii_lowercase() {
+            Outcome::Ok(String::new())
+        } else {
+            Outcome::Failed(format!("S3: \"{etag}\", computed: \"{md5}\""))
+        });
+    }
+    Ok(Outcome::CannotVerify(
+        "not an MD5 ETag: encrypted with SSE-KMS or SSE-C?".into(),
+    ))
+}
+
+fn no_part_size_matches(s3_value: &str, count: u64, candidates: &[u64]) -> Outcome {
+    Outcome::Failed(format!(
+        "S3: {s3_value}; no part size giving {count} parts matches; tried {}",
+        list(candidates)
+    ))
 }
 
 fn list(sizes: &[u64]) -> String {

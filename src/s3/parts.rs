@@ -171,7 +171,7 @@ fn hash_in_step(
         for (buffer, &(start, _)) in buffers.iter_mut().zip(ranges) {
             file.read_exact_at(&mut buffer[..want], start + offset)
                 .map_err(|e| match e.kind() {
-                    io::ErrorKind::UnexpectedEof => super::read::changed_error(),
+                    io::ErrorKind::UnexpectedEof => crate::io::read::changed_error(),
                     _ => e,
                 })?;
         }
@@ -221,7 +221,7 @@ fn hash_range(
     while at < end {
         let want = ((end - at) as usize).min(buffer.len());
         let read = match file.read_at(&mut buffer[..want], at) {
-            Ok(0) => return Err(super::read::changed_error()),
+            Ok(0) => return Err(crate::io::read::changed_error()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),

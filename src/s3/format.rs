@@ -1,8 +1,8 @@
 //! The S3 outputs: `VALUE  NAME` lines, `x-amz-checksum-*` header lines, ETag lines, preset
 //! lines, and one JSON object a line.
 
-use super::escape::{escape_name, needs_escape};
-use crate::s3::S3Checksum;
+use super::values::S3Checksum;
+use crate::format::escape::{escape_name, needs_escape};
 use base64::Engine as _;
 use std::io::{self, Write};
 

@@ -1,0 +1,152 @@
+//! The S3 options of a command line (`--s3`, `--s3-header`, `--json`, `--etag`,
+//! `--part-size`, `--checksum-type`, `--s3-preset`, `--no-part-limits`) resolved into what
+//! to compute and print, with S3's own refusals checked before any file is read.
+
+use super::format::S3Format;
+use super::presets::Preset;
+use super::rules::{part_limits_error, Upload};
+use crate::cli::Cli;
+use crate::error::Error;
+use crate::kernels::{Algorithm, S3ChecksumType};
+
+/// What the S3 options ask for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct S3Options {
+    pub format: S3Format,
+    pub upload: UploadChoice,
+    pub want_etag: bool,
+    /// False with `--no-part-limits`.
+    pub part_limits: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UploadChoice {
+    Fixed(Upload),
+    /// Decided per file by its size.
+    Preset(Preset),
+}
+
+/// Resolves the S3 options into what to compute, refusing what S3 would refuse: `None` when
+/// none was given, and the algorithm to use (a preset chooses its own). `hashing` is false in
+/// the modes that compute no values (`--check`, `--verify-s3`, `--merge`), which refuse the S3 options.
+pub fn resolve(
+    cli: &Cli,
+    hashing: bool,
+    algorithm: Option<Algorithm>,
+) -> Result<(Option<S3Options>, Option<Algorithm>), Error> {
+    let asked = cli.s3
+        || cli.s3_header
+        // With --tree, --json is the audit's format.
+        || (cli.json && cli.tree.is_none())
+        || cli.part_size.is_some()
+        || cli.checksum_type.is_some()
+        || cli.etag
+        || cli.s3_preset.is_some();
+    if !asked {
+        return Ok((None, algorithm));
+    }
+    if !hashing {
+        return Err(Error::usage(
+            "the S3 options compute values; they do not combine with --check or --verify-s3",
+        ));
+    }
+    let s3_names = || {
+        crate::kernels::ALGORITHMS
+            .iter()
+            .filter(|info| info.s3_name.is_some())
+            .map(|info| info.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let format = if cli.json {
+        S3Format::Json
+    } else if cli.s3_header {
+        S3Format::Header
+    } else if cli.s3_preset.is_some() {
+        S3Format::Preset
+    } else if cli.etag && !cli.s3 && cli.part_size.is_none() {
+        S3Format::Etag
+    } else {
+        S3Format::Value {
+            with_etag: cli.etag,
+        }
+    };
+    if let Some(name) = &cli.s3_preset {
+        let preset = Preset::from_name(name)
+            .ok_or_else(|| Error::usage(format!("unknown --s3-preset '{name}'")))?;
+        if cli.algorithm.is_some() || cli.part_size.is_some() || cli.checksum_type.is_some() {
+            return Err(Error::usage(
+                "--s3-preset chooses the algorithm, part size and checksum type itself; \
+                 drop -a, --part-size and --checksum-type",
+            ));
+        }
+        let options = S3Options {
+            format,
+            upload: UploadChoice::Preset(preset),
+            want_etag: true,
+            part_limits: !cli.no_part_limits,
+        };
+        return Ok((Some(options), Some(preset.algorithm())));
+    }
+    let Some(algorithm) = algorithm else {
+        return Ok((None, algorithm));
+    };
+    let info = algorithm.info();
+    if info.s3_name.is_none() {
+        return Err(Error::usage(format!(
+            "Amazon S3 has no {} checksum; it accepts {}",
+            algorithm.name(),
+            s3_names()
+        )));
+    }
+    let upload = match cli.part_size {
+        None => {
+            if cli.checksum_type.is_some() {
+                return Err(Error::usage("--checksum-type needs --part-size"));
+            }
+            Upload::Single
+        }
+        Some(part_size) => {
+            if !cli.no_part_limits {
+                // The count limit depends on each file's size and is checked per file.
+                if let Some(message) = part_limits_error(0, part_size) {
+                    return Err(Error::usage(format!(
+                        "{message}; --no-part-limits computes it anyway"
+                    )));
+                }
+            }
+            let allowed = info.s3_multipart;
+            let checksum_type = match cli.checksum_type.as_deref() {
+                Some("full-object") => S3ChecksumType::FullObject,
+                Some(_) => S3ChecksumType::Composite,
+                None if allowed.contains(&S3ChecksumType::Composite) => S3ChecksumType::Composite,
+                None => S3ChecksumType::FullObject,
+            };
+            if !allowed.contains(&checksum_type) {
+                let names: Vec<&str> = allowed
+                    .iter()
+                    .map(|t| match t {
+                        S3ChecksumType::FullObject => "full-object",
+                        S3ChecksumType::Composite => "composite",
+                    })
+                    .collect();
+                return Err(Error::usage(format!(
+                    "S3 takes {} multipart checksums only as {}",
+                    info.s3_name.unwrap_or(info.name),
+                    names.join(" or ")
+                )));
+            }
+            Upload::Multipart {
+                part_size,
+                checksum_type,
+            }
+        }
+    };
+    let options = S3Options {
+        format,
+        upload: UploadChoice::Fixed(upload),
+        want_etag: cli.etag,
+        part_limits: !cli.no_part_limits,
+    };
+    Ok((Some(options), Some(algorithm)))
+}
