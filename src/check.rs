@@ -30,7 +30,7 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
     for manifest in &check.manifests {
         match check_manifest(check, manifest, out, reporter) {
             Ok(verified) => all_verified &= verified,
-            Err(e) => return reporter.output_failed(e),
+            Err(e) => return reporter.output_failed(e, ExitStatus::Failure),
         }
     }
     verified_status(out.flush(), all_verified, reporter)
@@ -46,7 +46,7 @@ pub(crate) fn verified_status(
     match written {
         Ok(()) if verified => ExitStatus::Success,
         Ok(()) => ExitStatus::Failure,
-        Err(e) => reporter.output_failed(e),
+        Err(e) => reporter.output_failed(e, ExitStatus::Failure),
     }
 }
 
@@ -457,7 +457,7 @@ fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> ExitSt
             crate::report::write_stderr(format!("Error: {fatal}\n").as_bytes());
             ExitStatus::Failure
         }
-        Err(e) => reporter.output_failed(e),
+        Err(e) => reporter.output_failed(e, ExitStatus::Failure),
     }
 }
 

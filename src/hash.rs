@@ -123,7 +123,7 @@ fn drive<T: Send>(
             let mut line = header.into_bytes();
             line.push(sharding.terminator);
             if let Err(e) = out.write_all(&line) {
-                return reporter.output_failed(e);
+                return reporter.output_failed(e, ExitStatus::Success);
             }
             Box::new(chosen.into_iter())
         }
@@ -194,7 +194,7 @@ fn drive<T: Send>(
     };
     match flushed {
         Ok(()) => status,
-        Err(e) => status.max(reporter.output_failed(e)),
+        Err(e) => status.max(reporter.output_failed(e, status)),
     }
 }
 

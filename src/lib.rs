@@ -125,6 +125,6 @@ fn terminator(zero_terminated: bool) -> u8 {
 fn print_status(reporter: &Reporter, written: std::io::Result<()>) -> ExitStatus {
     match written {
         Ok(()) => ExitStatus::Success,
-        Err(e) => reporter.output_failed(e),
+        Err(e) => reporter.output_failed(e, ExitStatus::Success),
     }
 }

@@ -62,7 +62,7 @@ pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStat
         .and_then(|()| out.flush());
     match written {
         Ok(()) => ExitStatus::Success,
-        Err(e) => reporter.output_failed(e),
+        Err(e) => reporter.output_failed(e, ExitStatus::Success),
     }
 }
 

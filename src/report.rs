@@ -54,14 +54,17 @@ impl Reporter {
         write_stderr(&line);
     }
 
-    /// The one policy for a failed write to standard output, in every mode: a reader that
+    /// The one policy for a failed write to standard output, in every mode. A reader that
     /// went away (a closed pipe, `| head -1`) ends the run at once and in silence, as SIGPIPE
-    /// ends coreutils, and the run fails, its output being incomplete; any other failure (a
-    /// full disk, a closed descriptor) is reported as `write error: REASON` and fails it too.
-    pub fn output_failed(&self, error: io::Error) -> ExitStatus {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            self.error(&Error::Write(error));
+    /// ends coreutils, and is no error of fasthash's: the status is `so_far`, what the run had
+    /// earned by then (output that went out whole has; a check that stopped before it verified
+    /// everything has not). Any other failure (a full disk, a closed descriptor) is reported
+    /// as `write error: REASON` and fails the run.
+    pub fn output_failed(&self, error: io::Error, so_far: ExitStatus) -> ExitStatus {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            return so_far;
         }
+        self.error(&Error::Write(error));
         ExitStatus::Failure
     }
 
