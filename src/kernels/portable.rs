@@ -289,13 +289,13 @@ pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Crc,
         "crc crate, 16 tables",
-        state: WithSize::new(sums::PosixCrc::tables()),
+        state: WithSize::new(sums::Crc32Sum::tables(Algorithm::Crc)),
         Split::Whole
     ),
     portable!(
         Algorithm::Crc32b,
         "crc crate, 16 tables",
-        state: WithSize::new(sums::Crc32b::tables()),
+        state: WithSize::new(sums::Crc32Sum::tables(Algorithm::Crc32b)),
         Split::Whole
     ),
     portable!(
