@@ -14,11 +14,13 @@
 //! where the CPU has one), BLAKE3's NEON, crc-fast's PMULL folding, and XXH3's NEON loop,
 //! which xxhash-rust compiles in unconditionally because NEON is part of every AArch64 CPU.
 
-use super::crates::{sha_extensions, sha_one_stream, RustCrypto};
+use super::crates::sha_extensions;
 use super::detect::Capabilities;
 use super::engine::{always, Engine};
 use super::lanes::neon::NeonX16;
-use super::lanes::{self, lane_engine, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
+use super::lanes::{
+    self, lane_engine, md5::Md5 as Md5Lanes, rust_crypto_lane_engine, sha1::Sha1 as Sha1Lanes, sha2,
+};
 use super::{md5, Algorithm, Digest, Kernel};
 
 fn neon(caps: &Capabilities) -> bool {
@@ -30,19 +32,14 @@ fn without_sha_instructions(caps: &Capabilities) -> bool {
     !sha_extensions(caps)
 }
 
-/// SHA-224/256 sixteen files side by side in NEON lanes; a message alone on the sha2 crate.
-macro_rules! sha256_neon {
-    ($algorithm:expr, $variant:expr, $state:ty) => {
-        lane_engine!(
+/// SHA-1 or SHA-224/256 sixteen files side by side in NEON lanes; a message alone on the sha1
+/// or sha2 crate.
+macro_rules! sha_neon {
+    ($algorithm:expr, alone: $krate:ident::$state:ident, lanes: $hash:ty, $variant:expr) => {
+        rust_crypto_lane_engine!(
             $algorithm, Kernel::Neon, runs_on: neon, preferred_on: without_sha_instructions,
-            needs: "NEON",
-            describe: |caps| format!(
-                "fasthash, NEON: 16 files side by side (one alone: sha2 crate, {})",
-                sha_one_stream(caps)
-            ),
-            streaming: || Box::new(RustCrypto(<$state as ::sha2::Digest>::new())),
-            one_shot: |data| Digest::from_slice(&<$state as ::sha2::Digest>::digest(data)),
-            lanes: 16 x NeonX16, sha2::Sha256, $variant
+            needs: "NEON", side_by_side: "NEON: 16 files side by side", alone: $krate::$state,
+            lanes: 16 x NeonX16, $hash, $variant
         )
     };
 }
@@ -55,17 +52,7 @@ pub(super) static ENGINES: &[Engine] = &[
         one_shot: |data| Digest::from_slice(&md5::digest(data)),
         lanes: 16 x NeonX16, Md5Lanes, lanes::md5::MD5
     ),
-    sha256_neon!(Algorithm::Sha256, sha2::SHA256, ::sha2::Sha256),
-    sha256_neon!(Algorithm::Sha224, sha2::SHA224, ::sha2::Sha224),
-    lane_engine!(
-        Algorithm::Sha1, Kernel::Neon, runs_on: neon, preferred_on: without_sha_instructions,
-        needs: "NEON",
-        describe: |caps| format!(
-            "fasthash, NEON: 16 files side by side (one alone: sha1 crate, {})",
-            sha_one_stream(caps)
-        ),
-        streaming: || Box::new(RustCrypto(<::sha1::Sha1 as ::sha2::Digest>::new())),
-        one_shot: |data| Digest::from_slice(&<::sha1::Sha1 as ::sha2::Digest>::digest(data)),
-        lanes: 16 x NeonX16, Sha1Lanes, lanes::sha1::SHA1
-    ),
+    sha_neon!(Algorithm::Sha256, alone: sha2::Sha256, lanes: sha2::Sha256, sha2::SHA256),
+    sha_neon!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
+    sha_neon!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
 ];

@@ -125,19 +125,43 @@ macro_rules! ring {
     };
 }
 
+/// crc-fast's folding, for a CRC of the CRC family or (`with size`) a legacy CRC of cksum.
 macro_rules! crc_fast {
+    (with size $algorithm:expr) => {
+        crc_fast!(
+            $algorithm,
+            sums::calculator_target($algorithm),
+            || Box::new(WithSize::new(sums::Crc32Sum::folding($algorithm))),
+            |data| {
+                through_streaming(
+                    || Box::new(WithSize::new(sums::Crc32Sum::folding($algorithm))),
+                    data,
+                )
+            },
+            Split::Whole
+        )
+    };
     ($algorithm:expr) => {
+        crc_fast!(
+            $algorithm,
+            crc::calculator_target($algorithm),
+            || Box::new(crc::Crc::folding($algorithm)),
+            |data| crc::checksum($algorithm, data),
+            Split::CrcCombine
+        )
+    };
+    ($algorithm:expr, $target:expr, $streaming:expr, $one_shot:expr, $split:expr) => {
         Engine {
             algorithm: $algorithm,
             kernel: Kernel::CarrylessMultiply,
             runs_on: carryless_multiply,
             preferred_on: always,
             needs: "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
-            describe: |_| format!("crc-fast crate, {}", crc::calculator_target($algorithm)),
-            streaming: || Box::new(crc::Crc::folding($algorithm)),
-            one_shot: |data| crc::checksum($algorithm, data),
+            describe: |_| format!("crc-fast crate, {}", $target),
+            streaming: $streaming,
+            one_shot: $one_shot,
             lanes: None,
-            split: Split::CrcCombine,
+            split: $split,
         }
     };
 }
@@ -178,44 +202,8 @@ pub(super) static ENGINES: &[Engine] = &[
     crc_fast!(Algorithm::Crc64Nvme),
     crc_fast!(Algorithm::Crc32),
     crc_fast!(Algorithm::Crc32c),
-    Engine {
-        algorithm: Algorithm::Crc,
-        kernel: Kernel::CarrylessMultiply,
-        runs_on: carryless_multiply,
-        preferred_on: always,
-        needs: "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
-        describe: |_| {
-            format!(
-                "crc-fast crate, {}",
-                crc_fast::get_calculator_target(crc_fast::CrcAlgorithm::Crc32Cksum)
-            )
-        },
-        streaming: || Box::new(WithSize::new(sums::PosixCrc::folding())),
-        one_shot: |data| {
-            through_streaming(|| Box::new(WithSize::new(sums::PosixCrc::folding())), data)
-        },
-        lanes: None,
-        split: Split::Whole,
-    },
-    Engine {
-        algorithm: Algorithm::Crc32b,
-        kernel: Kernel::CarrylessMultiply,
-        runs_on: carryless_multiply,
-        preferred_on: always,
-        needs: "PCLMULQDQ with SSE4.1, or Armv8 PMULL",
-        describe: |_| {
-            format!(
-                "crc-fast crate, {}",
-                crc::calculator_target(Algorithm::Crc32)
-            )
-        },
-        streaming: || Box::new(WithSize::new(sums::Crc32b::folding())),
-        one_shot: |data| {
-            through_streaming(|| Box::new(WithSize::new(sums::Crc32b::folding())), data)
-        },
-        lanes: None,
-        split: Split::Whole,
-    },
+    crc_fast!(with size Algorithm::Crc),
+    crc_fast!(with size Algorithm::Crc32b),
 ];
 
 #[cfg(test)]

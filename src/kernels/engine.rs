@@ -367,15 +367,27 @@ pub(crate) fn self_check(engine: &Engine, reference: &Engine) -> bool {
 mod tests {
     use super::*;
 
+    /// An engine of `$kernel` for `$algorithm` that runs the portable engine's code: each
+    /// engine below makes one of its paths wrong on purpose.
+    macro_rules! portable_as {
+        ($algorithm:expr, $kernel:expr) => {
+            Engine {
+                algorithm: $algorithm,
+                kernel: $kernel,
+                runs_on: always,
+                preferred_on: always,
+                needs: "nothing",
+                describe: |_| "wrong on purpose".into(),
+                streaming: || (portable($algorithm).streaming)(),
+                one_shot: |data| portable($algorithm).hash(data),
+                lanes: None,
+                split: Split::Whole,
+            }
+        };
+    }
+
     /// A SHA-256 engine made wrong on purpose: its one-shot path flips a bit of one digest.
     static WRONG_ONE_SHOT: Engine = Engine {
-        algorithm: Algorithm::Sha256,
-        kernel: Kernel::ShaExtensions,
-        runs_on: always,
-        preferred_on: always,
-        needs: "nothing",
-        describe: |_| "wrong on purpose".into(),
-        streaming: || (portable(Algorithm::Sha256).streaming)(),
         one_shot: |data| {
             let digest = portable(Algorithm::Sha256).hash(data);
             if data.len() != 1024 {
@@ -385,20 +397,11 @@ mod tests {
             bytes[5] ^= 0x10;
             Digest::from_slice(&bytes)
         },
-        lanes: None,
-        split: Split::Whole,
+        ..portable_as!(Algorithm::Sha256, Kernel::ShaExtensions)
     };
 
     /// An MD5 engine whose side-by-side path drops the last message's last byte.
     static WRONG_LANES: Engine = Engine {
-        algorithm: Algorithm::Md5,
-        kernel: Kernel::Avx512,
-        runs_on: always,
-        preferred_on: always,
-        needs: "nothing",
-        describe: |_| "wrong on purpose".into(),
-        streaming: || (portable(Algorithm::Md5).streaming)(),
-        one_shot: |data| portable(Algorithm::Md5).hash(data),
         lanes: Some(Lanes {
             width: 4,
             many: |messages| {
@@ -415,7 +418,7 @@ mod tests {
             stepped: || unreachable!("the many-at-once check fails first"),
             pull: |_| unreachable!("the many-at-once check fails first"),
         }),
-        split: Split::Whole,
+        ..portable_as!(Algorithm::Md5, Kernel::Avx512)
     };
 
     /// An MD5 engine right in memory, whose pulled path reads each message one byte short.

@@ -250,6 +250,7 @@ fn compress(state: &mut [u32; 4], block: &[u8; 64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::test_data::each_length_to_4161_and_3_mib;
     use ::md5::Digest as _;
 
     #[test]
@@ -268,13 +269,8 @@ mod tests {
     /// md-5 is the reference: every length to 4161, streamed with two split points, and 3 MiB.
     #[test]
     fn matches_the_md5_crate() {
-        let data: Vec<u8> = (0..3 * 1024 * 1024 + 5)
-            .map(|i: usize| (i.wrapping_mul(2_654_435_761) >> 9) as u8)
-            .collect();
-        let mut lengths: Vec<usize> = (0..=4161).collect();
-        lengths.push(data.len());
-        for len in lengths {
-            let input = &data[..len];
+        each_length_to_4161_and_3_mib(|input| {
+            let len = input.len();
             let expected: [u8; 16] = ::md5::Md5::digest(input).into();
             assert_eq!(digest(input), expected, "{len}");
             let (first, second) = (len / 3, (len * 5) / 7);
@@ -283,6 +279,6 @@ mod tests {
             md5.update(&input[first..second]);
             md5.update(&input[second..]);
             assert_eq!(md5.finalize(), expected, "{len} streamed");
-        }
+        });
     }
 }

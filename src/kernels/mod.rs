@@ -619,13 +619,8 @@ mod tests {
     #[test]
     fn ring_sha512_family_matches_sha2() {
         use sha2::Digest as _;
-        let data: Vec<u8> = (0..3 * 1024 * 1024 + 7)
-            .map(|i: usize| (i.wrapping_mul(2_654_435_761) >> 7) as u8)
-            .collect();
-        let mut lengths: Vec<usize> = (0..=4161).collect();
-        lengths.push(data.len());
-        for len in lengths {
-            let input = &data[..len];
+        test_data::each_length_to_4161_and_3_mib(|input| {
+            let len = input.len();
             let split = (len * 7) / 13;
             for (algorithm, expected) in [
                 (Algorithm::Sha512, sha2::Sha512::digest(input).to_vec()),
@@ -645,6 +640,6 @@ mod tests {
                     "{algorithm} {len} streamed"
                 );
             }
-        }
+        });
     }
 }

@@ -12,32 +12,29 @@ use super::engine::{always, Engine, Split, Streaming};
 use super::sums::{self, WithSize};
 use super::{blake3_portable, crc, md5, sha2_portable, Algorithm, Digest, Kernel};
 
-impl Streaming for sha2_portable::sha256::Sha256Family {
-    fn update(&mut self, data: &[u8]) {
-        sha2_portable::sha256::Sha256Family::update(self, data)
-    }
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&(*self).finalize())
-    }
+/// Implements [`Streaming`] for a hash state `$type` with an `update` of its own; `$digest` is
+/// the digest's bytes from the boxed state `$state`.
+macro_rules! streaming {
+    ($type:ty: $state:ident => $digest:expr) => {
+        impl Streaming for $type {
+            fn update(&mut self, data: &[u8]) {
+                <$type>::update(self, data);
+            }
+            fn finalize(self: Box<Self>) -> Digest {
+                let $state = self;
+                Digest::from_slice(&$digest)
+            }
+        }
+    };
 }
 
-impl Streaming for sha2_portable::sha512::Sha512Family {
-    fn update(&mut self, data: &[u8]) {
-        sha2_portable::sha512::Sha512Family::update(self, data)
-    }
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&(*self).finalize())
-    }
-}
-
-impl Streaming for sha1_smol::Sha1 {
-    fn update(&mut self, data: &[u8]) {
-        sha1_smol::Sha1::update(self, data)
-    }
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&self.digest().bytes())
-    }
-}
+streaming!(sha2_portable::sha256::Sha256Family: state => (*state).finalize());
+streaming!(sha2_portable::sha512::Sha512Family: state => (*state).finalize());
+streaming!(sha1_smol::Sha1: state => state.digest().bytes());
+streaming!(blake3_portable::Blake3: state => blake3_portable::Blake3::finalize(&state));
+// xxHash's canonical form, which xxhsum prints, is big-endian.
+streaming!(xxhash_rust::xxh32::Xxh32: state => state.digest().to_be_bytes());
+streaming!(xxhash_rust::xxh64::Xxh64: state => state.digest().to_be_bytes());
 
 impl<B: md5::Blocks + Send> Streaming for md5::Md5State<B> {
     fn update(&mut self, data: &[u8]) {
@@ -45,34 +42,6 @@ impl<B: md5::Blocks + Send> Streaming for md5::Md5State<B> {
     }
     fn finalize(self: Box<Self>) -> Digest {
         Digest::from_slice(&(*self).finalize())
-    }
-}
-
-impl Streaming for blake3_portable::Blake3 {
-    fn update(&mut self, data: &[u8]) {
-        blake3_portable::Blake3::update(self, data)
-    }
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&blake3_portable::Blake3::finalize(&self))
-    }
-}
-
-impl Streaming for xxhash_rust::xxh32::Xxh32 {
-    fn update(&mut self, data: &[u8]) {
-        xxhash_rust::xxh32::Xxh32::update(self, data)
-    }
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&self.digest().to_be_bytes())
-    }
-}
-
-impl Streaming for xxhash_rust::xxh64::Xxh64 {
-    fn update(&mut self, data: &[u8]) {
-        xxhash_rust::xxh64::Xxh64::update(self, data)
-    }
-    // xxHash's canonical form, which xxhsum prints, is big-endian.
-    fn finalize(self: Box<Self>) -> Digest {
-        Digest::from_slice(&self.digest().to_be_bytes())
     }
 }
 
@@ -179,6 +148,34 @@ macro_rules! rust_crypto {
     };
 }
 
+/// A portable engine on xxhash-rust's XXH3-64 (`$wide` false) or XXH3-128, whose one-shot
+/// call is `$one_shot`.
+macro_rules! xxh3 {
+    ($algorithm:expr, $wide:literal, $one_shot:ident) => {
+        portable!(
+            $algorithm,
+            XXH3_VECTORS,
+            || Box::new(Xxh3::<_, $wide>(xxhash_rust::xxh3::Xxh3::new())),
+            |data| Digest::from_slice(&xxhash_rust::xxh3::$one_shot(data).to_be_bytes()),
+            Split::Whole
+        )
+    };
+}
+
+/// A portable engine on xxhash-rust's XXH32 or XXH64 (`$module::$state`, and the one-shot
+/// `$module::$module`), seed 0.
+macro_rules! xxhash {
+    ($algorithm:expr, $module:ident::$state:ident) => {
+        portable!(
+            $algorithm,
+            "xxhash-rust crate, scalar",
+            || Box::new(xxhash_rust::$module::$state::new(0)),
+            |data| Digest::from_slice(&xxhash_rust::$module::$module(data, 0).to_be_bytes()),
+            Split::Whole
+        )
+    };
+}
+
 pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Sha256,
@@ -225,36 +222,12 @@ pub(super) static ENGINES: &[Engine] = &[
         state: blake3_portable::Blake3::default(),
         Split::Whole
     ),
-    portable!(
-        Algorithm::Xxh3,
-        XXH3_VECTORS,
-        || Box::new(Xxh3::<_, false>(xxhash_rust::xxh3::Xxh3::new())),
-        |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_be_bytes()),
-        Split::Whole
-    ),
-    portable!(
-        Algorithm::Xxh128,
-        XXH3_VECTORS,
-        || Box::new(Xxh3::<_, true>(xxhash_rust::xxh3::Xxh3::new())),
-        |data| Digest::from_slice(&xxhash_rust::xxh3::xxh3_128(data).to_be_bytes()),
-        Split::Whole
-    ),
+    xxh3!(Algorithm::Xxh3, false, xxh3_64),
+    xxh3!(Algorithm::Xxh128, true, xxh3_128),
     // Already at memory speed in plain code: XXH64 has no other engine.
-    portable!(
-        Algorithm::Xxh64,
-        "xxhash-rust crate, scalar",
-        || Box::new(xxhash_rust::xxh64::Xxh64::new(0)),
-        |data| Digest::from_slice(&xxhash_rust::xxh64::xxh64(data, 0).to_be_bytes()),
-        Split::Whole
-    ),
+    xxhash!(Algorithm::Xxh64, xxh64::Xxh64),
     // xxhsum -H0 and xxh32sum; plain code, as XXH64.
-    portable!(
-        Algorithm::Xxh32,
-        "xxhash-rust crate, scalar",
-        || Box::new(xxhash_rust::xxh32::Xxh32::new(0)),
-        |data| Digest::from_slice(&xxhash_rust::xxh32::xxh32(data, 0).to_be_bytes()),
-        Split::Whole
-    ),
+    xxhash!(Algorithm::Xxh32, xxh32::Xxh32),
     portable!(
         Algorithm::Crc64Nvme,
         "crc crate, 16 tables",
@@ -289,13 +262,13 @@ pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Crc,
         "crc crate, 16 tables",
-        state: WithSize::new(sums::PosixCrc::tables()),
+        state: WithSize::new(sums::Crc32Sum::tables(Algorithm::Crc)),
         Split::Whole
     ),
     portable!(
         Algorithm::Crc32b,
         "crc crate, 16 tables",
-        state: WithSize::new(sums::Crc32b::tables()),
+        state: WithSize::new(sums::Crc32Sum::tables(Algorithm::Crc32b)),
         Split::Whole
     ),
     portable!(

@@ -5,7 +5,8 @@
 //! ([`super::sum_and_size`] splits them).
 
 use super::engine::Streaming;
-use super::Digest;
+use super::{Algorithm, Digest};
+use crc_fast::CrcAlgorithm;
 
 /// A checksum that needs the input's size: the value it ends with, given the size.
 pub(super) trait SizedSum: Send {
@@ -48,7 +49,7 @@ static ISO_HDLC_TABLES: crc::Crc<u32, crc::Table<16>> =
 /// A CRC-32 state on either kernel.
 // The whole state sits in a Box inside `Hasher`, so the size of the largest variant is moot.
 #[allow(clippy::large_enum_variant)]
-pub(super) enum Crc32State {
+enum Crc32State {
     Tables(crc::Digest<'static, u32, crc::Table<16>>),
     Folding(crc_fast::Digest),
 }
@@ -68,53 +69,63 @@ impl Crc32State {
     }
 }
 
-/// POSIX `cksum`: CRC-32/CKSUM over the data and then over its length, least significant
-/// byte first, in as few bytes as it takes (none for an empty input).
-pub(super) struct PosixCrc(pub(super) Crc32State);
+/// The CRC-32 checksums of the legacy algorithms:
+/// - [`Algorithm::Crc`], POSIX `cksum`: CRC-32/CKSUM over the data and then over its length,
+///   least significant byte first, in as few bytes as it takes (none for an empty input);
+/// - [`Algorithm::Crc32b`], CRC-32/ISO-HDLC (zlib's), for `cksum -a crc32b`.
+pub(super) struct Crc32Sum {
+    algorithm: Algorithm,
+    state: Crc32State,
+}
 
-impl PosixCrc {
-    pub(super) fn tables() -> PosixCrc {
-        PosixCrc(Crc32State::Tables(CKSUM_TABLES.digest()))
+impl Crc32Sum {
+    /// The crc crate's table kernel.
+    pub(super) fn tables(algorithm: Algorithm) -> Crc32Sum {
+        let tables = match algorithm {
+            Algorithm::Crc => &CKSUM_TABLES,
+            Algorithm::Crc32b => &ISO_HDLC_TABLES,
+            other => unreachable!("{other} is not a legacy CRC"),
+        };
+        Crc32Sum {
+            algorithm,
+            state: Crc32State::Tables(tables.digest()),
+        }
     }
-    pub(super) fn folding() -> PosixCrc {
-        PosixCrc(Crc32State::Folding(crc_fast::Digest::new(
-            crc_fast::CrcAlgorithm::Crc32Cksum,
-        )))
+
+    /// crc-fast's folding kernel.
+    pub(super) fn folding(algorithm: Algorithm) -> Crc32Sum {
+        Crc32Sum {
+            algorithm,
+            state: Crc32State::Folding(crc_fast::Digest::new(crc_fast_algorithm(algorithm))),
+        }
     }
 }
 
-impl SizedSum for PosixCrc {
+/// crc-fast's name for a legacy CRC.
+fn crc_fast_algorithm(algorithm: Algorithm) -> CrcAlgorithm {
+    match algorithm {
+        Algorithm::Crc => CrcAlgorithm::Crc32Cksum,
+        Algorithm::Crc32b => CrcAlgorithm::Crc32IsoHdlc,
+        other => unreachable!("{other} is not a legacy CRC"),
+    }
+}
+
+/// crc-fast's name for the path it runs a legacy CRC on, on this CPU.
+pub(super) fn calculator_target(algorithm: Algorithm) -> String {
+    crc_fast::get_calculator_target(crc_fast_algorithm(algorithm))
+}
+
+impl SizedSum for Crc32Sum {
     fn update(&mut self, data: &[u8]) {
-        self.0.update(data)
+        self.state.update(data)
     }
     fn value(mut self, size: u64) -> Vec<u8> {
-        let length = size.to_le_bytes();
-        let significant = length.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-        self.0.update(&length[..significant]);
-        self.0.finalize().to_be_bytes().to_vec()
-    }
-}
-
-/// CRC-32/ISO-HDLC (zlib's), for `cksum -a crc32b`.
-pub(super) struct Crc32b(pub(super) Crc32State);
-
-impl Crc32b {
-    pub(super) fn tables() -> Crc32b {
-        Crc32b(Crc32State::Tables(ISO_HDLC_TABLES.digest()))
-    }
-    pub(super) fn folding() -> Crc32b {
-        Crc32b(Crc32State::Folding(crc_fast::Digest::new(
-            crc_fast::CrcAlgorithm::Crc32IsoHdlc,
-        )))
-    }
-}
-
-impl SizedSum for Crc32b {
-    fn update(&mut self, data: &[u8]) {
-        self.0.update(data)
-    }
-    fn value(self, _size: u64) -> Vec<u8> {
-        self.0.finalize().to_be_bytes().to_vec()
+        if self.algorithm == Algorithm::Crc {
+            let length = size.to_le_bytes();
+            let significant = length.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            self.state.update(&length[..significant]);
+        }
+        self.state.finalize().to_be_bytes().to_vec()
     }
 }
 
@@ -195,16 +206,13 @@ mod tests {
             .collect();
         for len in 0..=data.len() {
             let input = &data[..len];
-            assert_eq!(
-                digest_of(PosixCrc::tables(), input),
-                digest_of(PosixCrc::folding(), input),
-                "crc {len}"
-            );
-            assert_eq!(
-                digest_of(Crc32b::tables(), input),
-                digest_of(Crc32b::folding(), input),
-                "crc32b {len}"
-            );
+            for algorithm in [Algorithm::Crc, Algorithm::Crc32b] {
+                assert_eq!(
+                    digest_of(Crc32Sum::tables(algorithm), input),
+                    digest_of(Crc32Sum::folding(algorithm), input),
+                    "{algorithm} {len}"
+                );
+            }
         }
     }
 }

@@ -5,12 +5,13 @@
 //! A lane engine hashes several files at once; a message alone (one large file, standard
 //! input) goes to the best single-stream code, named in its description.
 
-use super::crates::{sha_one_stream, RustCrypto};
 use super::detect::Capabilities;
 use super::engine::{always, Engine, Split};
 use super::lanes::avx2::Avx2x8;
 use super::lanes::avx512::{Avx512x16, Avx512x8};
-use super::lanes::{self, lane_engine, md5::Md5 as Md5Lanes, sha1::Sha1 as Sha1Lanes, sha2};
+use super::lanes::{
+    self, lane_engine, md5::Md5 as Md5Lanes, rust_crypto_lane_engine, sha1::Sha1 as Sha1Lanes, sha2,
+};
 use super::portable::{Xxh3, Xxh3State};
 use super::{crc, crc_fold, md5, md5_avx512, xxh3, Algorithm, Digest, Kernel};
 
@@ -97,18 +98,14 @@ macro_rules! xxh3 {
     };
 }
 
-/// SHA-224/256 sixteen files side by side on AVX-512; a message alone on the sha2 crate.
-macro_rules! sha256_avx512 {
-    ($algorithm:expr, $variant:expr, $state:ty) => {
-        lane_engine!(
+/// SHA-1 or SHA-224/256 sixteen files side by side on AVX-512; a message alone on the sha1 or
+/// sha2 crate.
+macro_rules! sha_avx512 {
+    ($algorithm:expr, alone: $krate:ident::$state:ident, lanes: $hash:ty, $variant:expr) => {
+        rust_crypto_lane_engine!(
             $algorithm, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
-            describe: |caps| format!(
-                "fasthash, AVX-512: 16 files side by side (one alone: sha2 crate, {})",
-                sha_one_stream(caps)
-            ),
-            streaming: || Box::new(RustCrypto(<$state as ::sha2::Digest>::new())),
-            one_shot: |data| Digest::from_slice(&<$state as ::sha2::Digest>::digest(data)),
-            lanes: 16 x Avx512x16, sha2::Sha256, $variant
+            side_by_side: "AVX-512: 16 files side by side", alone: $krate::$state,
+            lanes: 16 x Avx512x16, $hash, $variant
         )
     };
 }
@@ -127,20 +124,11 @@ macro_rules! sha512_avx512 {
 }
 
 pub(super) static ENGINES: &[Engine] = &[
-    sha256_avx512!(Algorithm::Sha256, sha2::SHA256, ::sha2::Sha256),
-    sha256_avx512!(Algorithm::Sha224, sha2::SHA224, ::sha2::Sha224),
+    sha_avx512!(Algorithm::Sha256, alone: sha2::Sha256, lanes: sha2::Sha256, sha2::SHA256),
+    sha_avx512!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
     sha512_avx512!(Algorithm::Sha512, sha2::SHA512, ::ring::digest::SHA512),
     sha512_avx512!(Algorithm::Sha384, sha2::SHA384, ::ring::digest::SHA384),
-    lane_engine!(
-        Algorithm::Sha1, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
-        describe: |caps| format!(
-            "fasthash, AVX-512: 16 files side by side (one alone: sha1 crate, {})",
-            sha_one_stream(caps)
-        ),
-        streaming: || Box::new(RustCrypto(<::sha1::Sha1 as ::sha2::Digest>::new())),
-        one_shot: |data| Digest::from_slice(&<::sha1::Sha1 as ::sha2::Digest>::digest(data)),
-        lanes: 16 x Avx512x16, Sha1Lanes, lanes::sha1::SHA1
-    ),
+    sha_avx512!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
     lane_engine!(
         Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
         describe: |_| {

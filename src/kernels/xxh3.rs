@@ -14,8 +14,6 @@
 
 mod avx512;
 
-pub use avx512::Avx512;
-
 use std::arch::x86_64::*;
 
 const STRIPE: usize = 64;
@@ -174,20 +172,39 @@ pub trait StripeLoop: Copy {
     fn stripes(self, acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize;
 }
 
-/// The AVX2 kernel.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx2(());
+/// A kernel: its token, made by [`StripeLoop::detect`] where the CPU has `$feature`, and its
+/// stripe loop `$stripes`, compiled for that feature.
+macro_rules! stripe_loop {
+    ($(#[$doc:meta])* $token:ident, $feature:tt, $stripes:path) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $token(());
 
-impl StripeLoop for Avx2 {
-    fn detect() -> Option<Self> {
-        is_x86_feature_detected!("avx2").then_some(Avx2(()))
-    }
+        impl StripeLoop for $token {
+            fn detect() -> Option<Self> {
+                is_x86_feature_detected!($feature).then_some($token(()))
+            }
 
-    fn stripes(self, acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize {
-        // SAFETY: an `Avx2` exists only once `detect` found AVX2.
-        unsafe { stripes_avx2(acc, input, stripe) }
-    }
+            fn stripes(self, acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize {
+                // SAFETY: a token exists only once `detect` found the feature.
+                unsafe { $stripes(acc, input, stripe) }
+            }
+        }
+    };
 }
+
+stripe_loop!(
+    /// The AVX2 kernel.
+    Avx2,
+    "avx2",
+    stripes_avx2
+);
+stripe_loop!(
+    /// The AVX-512 kernel; it needs AVX-512F only.
+    Avx512,
+    "avx512f",
+    avx512::stripes_avx512
+);
 
 /// The last stripe: the input's final 64 bytes, with its own secret offset.
 fn last_stripe(acc: &mut [u64; 8], data: &[u8]) {
@@ -239,24 +256,30 @@ fn one_shot_acc(kernel: impl StripeLoop, data: &[u8]) -> [u64; 8] {
     acc
 }
 
-/// One-shot XXH3-64 on the kernel `K`, any length; None when the CPU cannot run `K`.
-pub fn one_shot64<K: StripeLoop>(data: &[u8]) -> Option<u64> {
+/// One-shot XXH3 on the kernel `K`, any length: xxhash-rust's `short` up to 240 bytes, else
+/// `long` of the accumulators; None when the CPU cannot run `K`.
+#[inline(always)]
+fn one_shot<K: StripeLoop, T>(
+    data: &[u8],
+    short: impl Fn(&[u8]) -> T,
+    long: impl Fn(&[u64; 8], u64) -> T,
+) -> Option<T> {
     let kernel = K::detect()?;
     Some(if data.len() as u64 <= MID_SIZE_MAX {
-        xxhash_rust::xxh3::xxh3_64(data)
+        short(data)
     } else {
-        long64(&one_shot_acc(kernel, data), data.len() as u64)
+        long(&one_shot_acc(kernel, data), data.len() as u64)
     })
+}
+
+/// One-shot XXH3-64 on the kernel `K`, any length; None when the CPU cannot run `K`.
+pub fn one_shot64<K: StripeLoop>(data: &[u8]) -> Option<u64> {
+    one_shot::<K, _>(data, xxhash_rust::xxh3::xxh3_64, long64)
 }
 
 /// One-shot XXH3-128 on the kernel `K`, any length; None when the CPU cannot run `K`.
 pub fn one_shot128<K: StripeLoop>(data: &[u8]) -> Option<u128> {
-    let kernel = K::detect()?;
-    Some(if data.len() as u64 <= MID_SIZE_MAX {
-        xxhash_rust::xxh3::xxh3_128(data)
-    } else {
-        long128(&one_shot_acc(kernel, data), data.len() as u64)
-    })
+    one_shot::<K, _>(data, xxhash_rust::xxh3::xxh3_128, long128)
 }
 
 /// Streaming XXH3 on the kernel `K`; one state gives both the 64- and the 128-bit hash.

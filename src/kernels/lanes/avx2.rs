@@ -19,6 +19,19 @@ impl Avx2x8 {
     }
 }
 
+/// `a` rotated left by `bits` (0 to 32): two shifts and an OR. Only ever called with a
+/// constant, so the shift counts fold.
+#[inline(always)]
+fn rotate_left_by(a: __m256i, bits: i32) -> __m256i {
+    // SAFETY: AVX2, which every caller's token proves.
+    unsafe {
+        _mm256_or_si256(
+            _mm256_sll_epi32(a, _mm_cvtsi32_si128(bits)),
+            _mm256_srl_epi32(a, _mm_cvtsi32_si128(32 - bits)),
+        )
+    }
+}
+
 impl Lanes for Avx2x8 {
     type Word = u32;
     type Vector = __m256i;
@@ -83,22 +96,12 @@ impl Lanes for Avx2x8 {
 
     #[inline(always)]
     fn rotate_left<const BITS: i32>(self, a: __m256i) -> __m256i {
-        unsafe {
-            _mm256_or_si256(
-                _mm256_sll_epi32(a, _mm_cvtsi32_si128(BITS)),
-                _mm256_srl_epi32(a, _mm_cvtsi32_si128(32 - BITS)),
-            )
-        }
+        rotate_left_by(a, BITS)
     }
 
     #[inline(always)]
     fn rotate_right<const BITS: i32>(self, a: __m256i) -> __m256i {
-        unsafe {
-            _mm256_or_si256(
-                _mm256_srl_epi32(a, _mm_cvtsi32_si128(BITS)),
-                _mm256_sll_epi32(a, _mm_cvtsi32_si128(32 - BITS)),
-            )
-        }
+        rotate_left_by(a, 32 - BITS)
     }
 
     #[inline(always)]

@@ -192,6 +192,36 @@ macro_rules! lane_engine {
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) use lane_engine;
 
+/// A [`lane_engine!`] whose message alone goes to the hash `$krate::$state` of a RustCrypto
+/// crate (sha1, sha2), which takes the SHA extensions where the CPU has them.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! rust_crypto_lane_engine {
+    (
+        $algorithm:expr, $kernel:expr, runs_on: $runs_on:expr, preferred_on: $preferred_on:expr,
+        needs: $needs:expr, side_by_side: $side_by_side:literal, alone: $krate:ident::$state:ident,
+        lanes: $width:literal x $tier:ty, $hash:ty, $variant:expr
+    ) => {
+        $crate::kernels::lanes::lane_engine!(
+            $algorithm, $kernel, runs_on: $runs_on, preferred_on: $preferred_on, needs: $needs,
+            describe: |caps| format!(
+                concat!(
+                    "fasthash, ", $side_by_side, " (one alone: ", stringify!($krate), " crate, {})"
+                ),
+                $crate::kernels::crates::sha_one_stream(caps)
+            ),
+            streaming: || {
+                Box::new($crate::kernels::crates::RustCrypto(<::$krate::$state as ::sha2::Digest>::new()))
+            },
+            one_shot: |data| {
+                $crate::kernels::Digest::from_slice(&<::$krate::$state as ::sha2::Digest>::digest(data))
+            },
+            lanes: $width x $tier, $hash, $variant
+        )
+    };
+}
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) use rust_crypto_lane_engine;
+
 /// The truth tables of the functions the kernels use, named for what they compute.
 pub(crate) mod table {
     /// `a ? b : c`: MD5's F, SHA's Ch.

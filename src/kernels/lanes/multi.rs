@@ -542,77 +542,68 @@ macro_rules! lane_tier {
                 <$token>::new()
             }
 
-            fn digest_many<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                self,
-                variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                messages: &[&[u8]],
-            ) -> Vec<$crate::kernels::Digest> {
-                #[target_feature(enable = $features)]
-                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                    ops: $token,
+            $crate::kernels::lanes::multi::tier_method!(
+                $token, $word, $features,
+                fn digest_many(
                     variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                    messages: &[&[u8]],
-                ) -> Vec<$crate::kernels::Digest> {
-                    $crate::kernels::lanes::multi::digest_many::<H, _>(ops, variant, messages)
-                }
-                // SAFETY: the token exists only where the CPU has `$features`.
-                unsafe { run::<H>(self, variant, messages) }
-            }
+                    messages: &[&[u8]]
+                ) -> Vec<$crate::kernels::Digest>
+            );
 
-            fn pull_many<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                self,
-                variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                source: &mut dyn $crate::kernels::engine::Pull,
-            ) -> Vec<std::io::Result<$crate::kernels::Digest>> {
-                #[target_feature(enable = $features)]
-                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                    ops: $token,
+            $crate::kernels::lanes::multi::tier_method!(
+                $token, $word, $features,
+                fn pull_many(
                     variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                    source: &mut dyn $crate::kernels::engine::Pull,
-                ) -> Vec<std::io::Result<$crate::kernels::Digest>> {
-                    $crate::kernels::lanes::multi::pull_many::<H, _>(ops, variant, source)
-                }
-                // SAFETY: the token exists only where the CPU has `$features`.
-                unsafe { run::<H>(self, variant, source) }
-            }
+                    source: &mut dyn $crate::kernels::engine::Pull
+                ) -> Vec<std::io::Result<$crate::kernels::Digest>>
+            );
 
-            fn step<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                self,
-                state: &mut $crate::kernels::lanes::multi::StepState<$word>,
-                pieces: &[&[u8]],
-            ) {
-                #[target_feature(enable = $features)]
-                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                    ops: $token,
+            $crate::kernels::lanes::multi::tier_method!(
+                $token, $word, $features,
+                fn step(
                     state: &mut $crate::kernels::lanes::multi::StepState<$word>,
-                    pieces: &[&[u8]],
-                ) {
-                    $crate::kernels::lanes::multi::step::<H, _>(ops, state, pieces)
-                }
-                // SAFETY: the token exists only where the CPU has `$features`.
-                unsafe { run::<H>(self, state, pieces) }
-            }
+                    pieces: &[&[u8]]
+                )
+            );
 
-            fn finish<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                self,
-                state: &$crate::kernels::lanes::multi::StepState<$word>,
-                variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                tails: &[&[u8]],
-            ) -> Vec<$crate::kernels::Digest> {
-                #[target_feature(enable = $features)]
-                fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
-                    ops: $token,
+            $crate::kernels::lanes::multi::tier_method!(
+                $token, $word, $features,
+                fn finish(
                     state: &$crate::kernels::lanes::multi::StepState<$word>,
                     variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                    tails: &[&[u8]],
-                ) -> Vec<$crate::kernels::Digest> {
-                    $crate::kernels::lanes::multi::finish::<H, _>(ops, state, variant, tails)
-                }
-                // SAFETY: the token exists only where the CPU has `$features`.
-                unsafe { run::<H>(self, state, variant, tails) }
-            }
+                    tails: &[&[u8]]
+                ) -> Vec<$crate::kernels::Digest>
+            );
         }
     };
 }
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) use lane_tier;
+
+/// One method of [`lane_tier!`]: this module's function of the same name, called through a
+/// function compiled for `$features`. `#[target_feature]` goes on a function, so each method
+/// needs its own.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! tier_method {
+    (
+        $token:ty, $word:ty, $features:literal,
+        fn $method:ident($($arg:ident: $type:ty),*) $(-> $output:ty)?
+    ) => {
+        fn $method<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+            self,
+            $($arg: $type),*
+        ) $(-> $output)? {
+            #[target_feature(enable = $features)]
+            fn run<H: $crate::kernels::lanes::multi::LaneHash<Word = $word>>(
+                ops: $token,
+                $($arg: $type),*
+            ) $(-> $output)? {
+                $crate::kernels::lanes::multi::$method::<H, _>(ops, $($arg),*)
+            }
+            // SAFETY: the token exists only where the CPU has `$features`.
+            unsafe { run::<H>(self, $($arg),*) }
+        }
+    };
+}
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) use tier_method;

@@ -31,34 +31,23 @@ macro_rules! sha2_lanes {
                 state: &mut [L::Vector; 8],
                 block: &[L::Vector; 16],
             ) {
-                let big_sigma0 = |x| {
-                    ops.ternary::<{ table::XOR3 }>(
-                        ops.rotate_right::<$a0>(x),
-                        ops.rotate_right::<$a1>(x),
-                        ops.rotate_right::<$a2>(x),
-                    )
-                };
-                let big_sigma1 = |x| {
-                    ops.ternary::<{ table::XOR3 }>(
-                        ops.rotate_right::<$b0>(x),
-                        ops.rotate_right::<$b1>(x),
-                        ops.rotate_right::<$b2>(x),
-                    )
-                };
-                let small_sigma0 = |x| {
-                    ops.ternary::<{ table::XOR3 }>(
-                        ops.rotate_right::<$c0>(x),
-                        ops.rotate_right::<$c1>(x),
-                        ops.shift_right::<$c2>(x),
-                    )
-                };
-                let small_sigma1 = |x| {
-                    ops.ternary::<{ table::XOR3 }>(
-                        ops.rotate_right::<$d0>(x),
-                        ops.rotate_right::<$d1>(x),
-                        ops.shift_right::<$d2>(x),
-                    )
-                };
+                // Each Σ and σ: rotates right by `$r0` and `$r1`, then a rotate (Σ) or a shift
+                // (σ) by `$n`, joined by one three-way XOR.
+                macro_rules! sigma {
+                    ($r0:expr, $r1:expr, $last:ident::<$n:tt>) => {
+                        |x| {
+                            ops.ternary::<{ table::XOR3 }>(
+                                ops.rotate_right::<$r0>(x),
+                                ops.rotate_right::<$r1>(x),
+                                ops.$last::<$n>(x),
+                            )
+                        }
+                    };
+                }
+                let big_sigma0 = sigma!($a0, $a1, rotate_right::<$a2>);
+                let big_sigma1 = sigma!($b0, $b1, rotate_right::<$b2>);
+                let small_sigma0 = sigma!($c0, $c1, shift_right::<$c2>);
+                let small_sigma1 = sigma!($d0, $d1, shift_right::<$d2>);
                 const K: [$word; $rounds] = $k;
                 // The schedule's last sixteen words, w[t % 16] for round t.
                 let mut w = *block;

@@ -1,22 +1,7 @@
 //! The AVX-512 stripe loop: one ZMM register holds all eight accumulators.
 
-use super::{StripeLoop, PRIME32_1, SCRAMBLE_SECRET, SECRET, STRIPE, STRIPES_PER_BLOCK};
+use super::{PRIME32_1, SCRAMBLE_SECRET, SECRET, STRIPE, STRIPES_PER_BLOCK};
 use std::arch::x86_64::*;
-
-/// The AVX-512 kernel; it needs AVX-512F only.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx512(());
-
-impl StripeLoop for Avx512 {
-    fn detect() -> Option<Self> {
-        is_x86_feature_detected!("avx512f").then_some(Avx512(()))
-    }
-
-    fn stripes(self, acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize {
-        // SAFETY: an `Avx512` exists only once `detect` found AVX-512F.
-        unsafe { stripes_avx512(acc, input, stripe) }
-    }
-}
 
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -114,12 +99,12 @@ fn scramble(acc: __m512i) -> __m512i {
     _mm512_add_epi64(low, _mm512_slli_epi64::<32>(high))
 }
 
-/// The AVX-512 stripe loop; see [`StripeLoop::stripes`].
+/// The AVX-512 stripe loop; see [`super::StripeLoop::stripes`].
 ///
 /// # Safety
 /// The CPU must have AVX-512F.
 #[target_feature(enable = "avx512f")]
-unsafe fn stripes_avx512(acc: &mut [u64; 8], input: &[u8], mut stripe: usize) -> usize {
+pub(super) unsafe fn stripes_avx512(acc: &mut [u64; 8], input: &[u8], mut stripe: usize) -> usize {
     debug_assert!(input.len().is_multiple_of(STRIPE) && stripe < STRIPES_PER_BLOCK);
     let (mut stripes, _) = input.as_chunks::<STRIPE>();
     // SAFETY: `acc` is 64 bytes; the load has no alignment requirement.
