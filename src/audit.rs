@@ -56,7 +56,7 @@ pub fn run(
     out: &mut (impl Write + Send),
     reporter: &Reporter,
 ) -> ExitStatus {
-    if let Err(source) = std::fs::metadata(tree).and_then(|m| {
+    if let Err(source) = crate::io::long_paths::metadata(tree).and_then(|m| {
         if m.is_dir() {
             Ok(())
         } else {

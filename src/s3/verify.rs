@@ -16,11 +16,10 @@ use crate::config::Config;
 use crate::error::{Error, ExitStatus};
 use crate::format::quote::quote_name;
 use crate::io::read::{hash_file, ReadOptions};
-use crate::io::Input;
+use crate::io::{long_paths, Input};
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
 use crate::report::Reporter;
 use serde_json::Value;
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -28,7 +27,7 @@ const MAX_TRIES: usize = 8;
 
 /// What the JSON says about the object.
 #[derive(Debug, Default, PartialEq)]
-pub struct Reported {
+pub(crate) struct Reported {
     pub checksums: Vec<(Algorithm, String)>,
     pub checksum_type: Option<String>,
     pub size: Option<u64>,
@@ -38,7 +37,7 @@ pub struct Reported {
 }
 
 /// Reads the fields fasthash can check from head-object or get-object-attributes output.
-pub fn parse_reported(json: &Value) -> Result<Reported, String> {
+pub(crate) fn parse_reported(json: &Value) -> Result<Reported, String> {
     let top = json
         .as_object()
         .ok_or("expected a JSON object, as aws s3api prints")?;
@@ -86,7 +85,7 @@ pub fn parse_reported(json: &Value) -> Result<Reported, String> {
 }
 
 /// Part sizes that cut `size` bytes into exactly `count` parts, likeliest first.
-pub fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
+pub(crate) fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
     fn push(candidates: &mut Vec<u64>, size: u64, count: u64, p: u64) {
         if p > 0 && part_count(size, p) == count && !candidates.contains(&p) {
             candidates.push(p);
@@ -112,14 +111,14 @@ pub fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
     candidates
 }
 
-pub fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+pub(crate) fn run(config: &Config, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
     let (Some(json_path), Some(Input::Path(file))) = (&config.verify_s3, config.inputs.first())
     else {
         reporter.error(&Error::usage("--verify-s3 needs the JSON and a file"));
         return ExitStatus::Usage;
     };
     let json_name = json_path.as_os_str().as_encoded_bytes();
-    let text = match std::fs::read(json_path) {
+    let text = match long_paths::read(json_path) {
         Ok(text) => text,
         Err(source) => {
             reporter.error(&Error::Input {
@@ -165,7 +164,7 @@ fn verify(
 ) -> io::Result<bool> {
     let local = LocalFile {
         path,
-        size: std::fs::metadata(path)?.len(),
+        size: long_paths::metadata(path)?.len(),
         read: &config.read,
     };
     let mut tally = Tally::default();
@@ -239,7 +238,7 @@ struct LocalFile<'a> {
 
 impl LocalFile<'_> {
     fn digest(&self, algorithm: Algorithm) -> io::Result<Digest> {
-        hash_file(File::open(self.path)?, algorithm, self.read)
+        hash_file(long_paths::open_file(self.path)?, algorithm, self.read)
     }
 
     /// The first of `candidates` whose COMPOSITE upload in parts of that size gives a value
@@ -256,7 +255,7 @@ impl LocalFile<'_> {
                 part_size,
                 checksum_type: S3ChecksumType::Composite,
             };
-            let file = File::open(self.path)?;
+            let file = long_paths::open_file(self.path)?;
             if matches(&compute(file, algorithm, upload, want_etag, self.read)?) {
                 return Ok(Some(part_size));
             }
