@@ -25,7 +25,7 @@ use std::path::PathBuf;
 /// Audits the tree against the manifests.
 pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
     let tree = audit.tree.as_path();
-    if let Err(source) = std::fs::metadata(tree).and_then(|m| {
+    if let Err(source) = crate::io::long_paths::metadata(tree).and_then(|m| {
         if m.is_dir() {
             Ok(())
         } else {

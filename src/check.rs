@@ -132,7 +132,7 @@ fn check_manifest(
                 return Ok(false);
             }
         },
-        Input::Path(path) => match std::fs::File::open(path) {
+        Input::Path(path) => match crate::io::long_paths::open_file(path) {
             Ok(file) => Box::new(file),
             Err(source) => {
                 reporter.error_after(

@@ -124,7 +124,7 @@ fn hash(
             .map_err(input)?;
     } else if cli.no_mmap {
         hasher
-            .update_reader(std::fs::File::open(Path::new(file)).map_err(input)?)
+            .update_reader(crate::io::long_paths::open_file(Path::new(file)).map_err(input)?)
             .map_err(input)?;
     } else {
         hasher.update_mmap_rayon(Path::new(file)).map_err(input)?;

@@ -293,7 +293,7 @@ fn hash_files(options: &Options, out: &mut impl Write) -> bool {
     let mut ok = true;
     for file in &options.files {
         let path = std::path::Path::new(file);
-        if path.is_dir() {
+        if crate::io::long_paths::metadata(path).is_ok_and(|m| m.is_dir()) {
             log(
                 out,
                 format!("xxhsum: {}: Is a directory \n", file.to_string_lossy()).as_bytes(),
@@ -443,7 +443,7 @@ fn check_files(options: &Options, out: &mut impl Write) -> bool {
 fn check_file(options: &Options, out: &mut impl Write, manifest: Option<&OsString>) -> bool {
     let shown: Vec<u8> = manifest.map_or(b"stdin".to_vec(), |m| m.as_bytes().to_vec());
     let reader: Box<dyn BufRead> = match manifest {
-        Some(manifest) => match std::fs::File::open(manifest) {
+        Some(manifest) => match crate::io::long_paths::open_file(std::path::Path::new(manifest)) {
             Ok(file) => Box::new(io::BufReader::new(file)),
             Err(e) => return open_failed(out, &shown, &e),
         },

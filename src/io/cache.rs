@@ -14,6 +14,7 @@
 //! the BLAKE3 of its contents, that another version wrote, or that another machine wrote
 //! (device and inode numbers mean nothing elsewhere) is ignored with a warning, never trusted.
 
+use super::long_paths;
 use crate::kernels::{Algorithm, Digest};
 use std::collections::HashMap;
 use std::fs::Metadata;
@@ -107,7 +108,7 @@ pub struct Ignored {
 /// Loads `path` (a missing file is an empty cache) and makes it this run's cache. A file that
 /// cannot be trusted is ignored: the reason comes back to be shown as a warning.
 pub fn activate(path: &Path) -> Option<Ignored> {
-    let (loaded, warning) = match std::fs::read(path) {
+    let (loaded, warning) = match long_paths::read(path) {
         Ok(data) => match decode(&data, &machine()) {
             Ok(loaded) => (loaded, None),
             Err(reason) => (
@@ -374,24 +375,28 @@ impl<'a> Reader<'a> {
 }
 
 /// Writes `data` to a temporary file beside `path`, syncs it, renames it over `path` and
-/// syncs the directory: `path` is the old file or the new one, whatever happens.
+/// syncs the directory: `path` is the old file or the new one, whatever happens. All three
+/// are done by name in the directory opened once, so a path of any length works.
 fn write_atomically(path: &Path, data: &[u8]) -> io::Result<()> {
     let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     };
-    let mut temporary = path.as_os_str().to_owned();
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EISDIR))?;
+    let mut temporary = name.to_owned();
     temporary.push(format!(".tmp.{}", std::process::id()));
-    let temporary = PathBuf::from(temporary);
+    let directory = long_paths::open_directory(directory)?;
     let written = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
+        let mut file = long_paths::create_in(&directory, &temporary)?;
         file.write_all(data)?;
         file.sync_all()?;
-        std::fs::rename(&temporary, path)?;
-        std::fs::File::open(&directory)?.sync_all()
+        long_paths::rename_in(&directory, &temporary, name)?;
+        long_paths::sync_directory(&directory)
     })();
     if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
+        long_paths::remove_in(&directory, &temporary);
     }
     written
 }

@@ -1,57 +1,158 @@
-//! Paths longer than the system accepts in one call (PATH_MAX, 4,096 bytes on Linux): opened
-//! one directory at a time with `openat`, and walked the same way when a directory under `-r`
-//! lies that deep. Only used after the ordinary call answered `ENAMETOOLONG`.
+//! Every opening of a path the user named goes through here, so that a path longer than the
+//! system accepts in one call (PATH_MAX, 4,096 bytes on Linux) works everywhere: files to hash,
+//! manifests, name lists, S3's JSON, the cache, the audited tree. Such a path is opened one
+//! directory at a time with `openat`, only after the ordinary call answered `ENAMETOOLONG`;
+//! a directory under `-r` that lies that deep is walked the same way.
 
 use super::walk::{Filter, Task};
 use super::Input;
-use std::ffi::CString;
-use std::fs::File;
-use std::io;
+use std::ffi::{CString, OsStr};
+use std::fs::{File, Metadata};
+use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::io::{FromRawFd, OwnedFd};
+use std::os::unix::io::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
 /// Whether an error is the system refusing a path for its length.
-pub fn is_too_long(error: &io::Error) -> bool {
+pub(crate) fn is_too_long(error: &io::Error) -> bool {
     error.raw_os_error() == Some(libc::ENAMETOOLONG)
 }
 
 /// Opens a file for reading: the ordinary way, or component by component when the path is
 /// too long for one call.
-pub fn open_file(path: &Path) -> io::Result<File> {
+pub(crate) fn open_file(path: &Path) -> io::Result<File> {
     match File::open(path) {
-        Err(error) if is_too_long(&error) => open(path, false),
+        Err(error) if is_too_long(&error) => open(path, Opening::Read),
         other => other,
     }
 }
 
-/// Opens `path` for reading whatever its length, one component at a time. `directory` asks
-/// for a directory.
-pub fn open(path: &Path, directory: bool) -> io::Result<File> {
+/// Opens a directory as a place to create, rename and remove files by name: for that, not
+/// to be read (`O_PATH`, so write and search permission are all it needs, as for a path).
+pub(crate) fn open_directory(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let ordinary = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+        .open(path);
+    match ordinary {
+        Err(error) if is_too_long(&error) => open(path, Opening::Place),
+        other => other,
+    }
+}
+
+/// What `stat` says of `path`, links followed, whatever its length. A path too long for one
+/// call is opened for its status only (`O_PATH`): a FIFO there does not block.
+pub(crate) fn metadata(path: &Path) -> io::Result<Metadata> {
+    match std::fs::metadata(path) {
+        Err(error) if is_too_long(&error) => open(path, Opening::Status)?.metadata(),
+        other => other,
+    }
+}
+
+/// All of a file's bytes.
+pub(crate) fn read(path: &Path) -> io::Result<Vec<u8>> {
+    let mut data = Vec::new();
+    open_file(path)?.read_to_end(&mut data)?;
+    Ok(data)
+}
+
+/// Creates (or empties) the file `name` in `directory`, for writing.
+pub(crate) fn create_in(directory: &File, name: &OsStr) -> io::Result<File> {
+    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC;
+    open_at(Some(directory.as_fd()), name.as_bytes(), flags).map(File::from)
+}
+
+/// Renames `from` to `to`, both in `directory`, replacing `to`.
+pub(crate) fn rename_in(directory: &File, from: &OsStr, to: &OsStr) -> io::Result<()> {
+    let (from, to) = (c_name(from.as_bytes())?, c_name(to.as_bytes())?);
+    let fd = directory.as_raw_fd();
+    // SAFETY: NUL-terminated names, and a descriptor `directory` keeps open for the call.
+    if unsafe { libc::renameat(fd, from.as_ptr(), fd, to.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Removes the file `name` from `directory`, if it can.
+pub(crate) fn remove_in(directory: &File, name: &OsStr) {
+    if let Ok(name) = c_name(name.as_bytes()) {
+        // SAFETY: a NUL-terminated name, and a descriptor `directory` keeps open for the call.
+        unsafe { libc::unlinkat(directory.as_raw_fd(), name.as_ptr(), 0) };
+    }
+}
+
+/// Writes a directory's entries (a rename in it) to the disk.
+pub(crate) fn sync_directory(directory: &File) -> io::Result<()> {
+    let flags = Opening::Directory.flags();
+    File::from(open_at(Some(directory.as_fd()), b".", flags)?).sync_all()
+}
+
+/// What a path is opened for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    Read,
+    Directory,
+    /// Its status only.
+    Status,
+    /// A directory, as the place of further `*at` calls only.
+    Place,
+}
+
+impl Opening {
+    fn flags(self) -> libc::c_int {
+        match self {
+            Opening::Read => libc::O_RDONLY | libc::O_CLOEXEC,
+            Opening::Directory => libc::O_RDONLY | libc::O_CLOEXEC | libc::O_DIRECTORY,
+            Opening::Status => libc::O_PATH | libc::O_CLOEXEC,
+            Opening::Place => libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+        }
+    }
+}
+
+/// Opens `path` whatever its length, one component at a time: every directory on the way for
+/// its status only (search permission is all a path needs of them), the last component as
+/// `opening` asks.
+fn open(path: &Path, opening: Opening) -> io::Result<File> {
     let start: &[u8] = if path.is_absolute() { b"/" } else { b"." };
-    let mut at = open_at(None, start, true)?;
-    let mut components = path.components().peekable();
-    while let Some(component) = components.next() {
-        let name: &[u8] = match component {
+    let mut names = Vec::new();
+    for component in path.components() {
+        names.push(match component {
             Component::RootDir | Component::CurDir => continue,
-            Component::ParentDir => b"..",
+            Component::ParentDir => b"..".as_slice(),
             Component::Normal(name) => name.as_bytes(),
             Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
+        });
+    }
+    if names.is_empty() {
+        names.push(b".");
+    }
+    let on_the_way = Opening::Place.flags();
+    let mut at = open_at(None, start, on_the_way)?;
+    let last = names.len() - 1;
+    for (index, name) in names.into_iter().enumerate() {
+        let flags = if index == last {
+            opening.flags()
+        } else {
+            on_the_way
         };
-        let last = components.peek().is_none();
-        at = open_at(Some(&at), name, !last || directory)?;
+        at = open_at(Some(at.as_fd()), name, flags)?;
     }
     Ok(File::from(at))
 }
 
-fn open_at(dir: Option<&OwnedFd>, name: &[u8], directory: bool) -> io::Result<OwnedFd> {
-    use std::os::unix::io::AsRawFd;
-    let name = CString::new(name).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-    let flags = libc::O_RDONLY | libc::O_CLOEXEC | if directory { libc::O_DIRECTORY } else { 0 };
-    let base = dir.map(|fd| fd.as_raw_fd()).unwrap_or(libc::AT_FDCWD);
-    // SAFETY: a NUL-terminated name and a descriptor we own (or AT_FDCWD); the new descriptor
-    // is owned by the returned OwnedFd.
-    let fd = unsafe { libc::openat(base, name.as_ptr(), flags) };
+fn c_name(name: &[u8]) -> io::Result<CString> {
+    CString::new(name).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
+}
+
+/// `openat(2)` of `name` in `dir` (the working directory when `None`), with `flags`; files it
+/// creates get mode 0666 less the umask, as `File::create` gives them.
+fn open_at(dir: Option<BorrowedFd>, name: &[u8], flags: libc::c_int) -> io::Result<OwnedFd> {
+    let name = c_name(name)?;
+    let base = dir.map_or(libc::AT_FDCWD, |fd| fd.as_raw_fd());
+    // SAFETY: a NUL-terminated name and a descriptor borrowed for the call (or AT_FDCWD); the
+    // new descriptor is owned by the returned OwnedFd.
+    let fd = unsafe { libc::openat(base, name.as_ptr(), flags, 0o666 as libc::c_uint) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -59,16 +160,37 @@ fn open_at(dir: Option<&OwnedFd>, name: &[u8], directory: bool) -> io::Result<Ow
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A directory's identity (device, inode): what tells a directory met again through a link.
+type Identity = (u64, u64);
+
+fn identity_of(stat: &libc::stat) -> Identity {
+    (stat.st_dev, stat.st_ino)
+}
+
+fn identity(metadata: &Metadata) -> Identity {
+    use std::os::unix::fs::MetadataExt;
+    (metadata.dev(), metadata.ino())
+}
+
+/// What a directory entry is, as the walk treats it.
+#[derive(Debug)]
 enum Kind {
     Directory,
     File,
+    /// A link not followed (without `-L`).
     Link,
     Other,
+    /// Under `-L`, a link to a directory.
+    LinkedDirectory(Identity),
+    /// Under `-L`, a link that cannot be followed (broken, or unreadable), or a walk's start
+    /// that cannot be looked at: why.
+    Broken(io::Error),
 }
 
-fn kind_of_mode(mode: libc::mode_t) -> Kind {
-    match mode & libc::S_IFMT {
+/// The kind of what `stat` describes; `linked` when it was reached through a link.
+fn kind_of(stat: &libc::stat, linked: bool) -> Kind {
+    match stat.st_mode & libc::S_IFMT {
+        libc::S_IFDIR if linked => Kind::LinkedDirectory(identity_of(stat)),
         libc::S_IFDIR => Kind::Directory,
         libc::S_IFREG => Kind::File,
         libc::S_IFLNK => Kind::Link,
@@ -76,10 +198,25 @@ fn kind_of_mode(mode: libc::mode_t) -> Kind {
     }
 }
 
-/// The names in a directory (without `.` and `..`) with their kinds, sorted by name.
-fn list(path: &Path) -> io::Result<Vec<(Vec<u8>, Kind)>> {
+/// `fstatat(2)` of `name` in the directory `dir`; through a link when `follow`.
+fn stat_at(dir: libc::c_int, name: &std::ffi::CStr, follow: bool) -> io::Result<libc::stat> {
+    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+    // SAFETY: a NUL-terminated name, a descriptor the caller keeps open, and a stat buffer
+    // the call fills before it is read.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatat(dir, name.as_ptr(), &mut stat, flags) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stat)
+}
+
+/// A directory listed for the walk: its identity, and its entries (without `.` and `..`) with
+/// their kinds, sorted by name. With `follow_links`, links are resolved to what they point to.
+fn list(path: &Path, follow_links: bool) -> io::Result<Level> {
     use std::os::unix::io::IntoRawFd;
-    let fd = open(path, true)?.into_raw_fd();
+    let directory = open(path, Opening::Directory)?;
+    let identity = identity(&directory.metadata()?);
+    let fd = directory.into_raw_fd();
     // SAFETY: fdopendir takes ownership of `fd`; closedir below releases both.
     let stream = unsafe { libc::fdopendir(fd) };
     if stream.is_null() {
@@ -105,83 +242,148 @@ fn list(path: &Path) -> io::Result<Vec<(Vec<u8>, Kind)>> {
         if name.to_bytes() == b"." || name.to_bytes() == b".." {
             continue;
         }
-        let kind = match d_type {
+        let mut kind = match d_type {
             libc::DT_DIR => Kind::Directory,
             libc::DT_REG => Kind::File,
             libc::DT_LNK => Kind::Link,
             libc::DT_UNKNOWN => {
-                // SAFETY: fstatat on the stream's own descriptor and a NUL-terminated name.
-                let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-                let found = unsafe {
-                    libc::fstatat(
-                        libc::dirfd(stream),
-                        name.as_ptr(),
-                        &mut stat,
-                        libc::AT_SYMLINK_NOFOLLOW,
-                    )
-                };
-                if found == 0 {
-                    kind_of_mode(stat.st_mode)
-                } else {
-                    Kind::Other
-                }
+                stat_at(fd, name, false).map_or(Kind::Other, |s| kind_of(&s, false))
             }
             _ => Kind::Other,
         };
+        if follow_links && matches!(kind, Kind::Link) {
+            kind = match stat_at(fd, name, true) {
+                Ok(stat) => kind_of(&stat, true),
+                Err(error) => Kind::Broken(error),
+            };
+        }
         entries.push((name.to_bytes().to_vec(), kind));
     }
     // SAFETY: closes the stream opened above, and with it `fd`.
     unsafe { libc::closedir(stream) };
     entries.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(entries)
+    let entries: Vec<_> = entries
+        .into_iter()
+        .map(|(name, kind)| (path.join(OsStr::from_bytes(&name)), kind))
+        .collect();
+    Ok(Level {
+        entries: entries.into_iter(),
+        identity: Some(identity),
+    })
 }
 
-/// Every task under `root` (a directory too deep for the ordinary walk), depth first in name
-/// order as walkdir walks; links are not followed here. `walk_root` is where filters start.
-pub fn walk(root: &Path, walk_root: &Path, filter: &Filter) -> Vec<Task> {
-    let mut tasks = Vec::new();
-    // Directories still to list, last one next; each is listed whole, then its entries are
-    // handled in order, subdirectories expanded in place.
-    let mut pending: Vec<PathBuf> = vec![root.to_path_buf()];
-    let mut stack: Vec<std::vec::IntoIter<(PathBuf, Kind)>> = Vec::new();
-    while let Some(dir) = pending.pop() {
-        match list(&dir) {
-            Ok(entries) => {
-                let entries: Vec<_> = entries
-                    .into_iter()
-                    .map(|(name, kind)| (dir.join(std::ffi::OsStr::from_bytes(&name)), kind))
-                    .collect();
-                stack.push(entries.into_iter());
-            }
-            Err(error) => tasks.push(Task::Fail {
-                name: dir.as_os_str().as_bytes().to_vec(),
-                error,
-            }),
+/// The identities of the directories from `walk_root` down to `path`'s parent, as a walk that
+/// follows links holds them when it meets `path`: one `openat` a level.
+fn identities_above(path: &Path, walk_root: &Path) -> Vec<Identity> {
+    let Ok(below) = path.strip_prefix(walk_root) else {
+        return Vec::new();
+    };
+    let Ok(mut at) = open_directory(walk_root) else {
+        return Vec::new();
+    };
+    let mut identities = Vec::new();
+    let mut names = below.components().peekable();
+    while let Some(component) = names.next() {
+        let Ok(metadata) = at.metadata() else { break };
+        identities.push(identity(&metadata));
+        if names.peek().is_none() {
+            break;
         }
-        while let Some(level) = stack.last_mut() {
-            let Some((path, kind)) = level.next() else {
-                stack.pop();
-                continue;
-            };
-            let relative = path.strip_prefix(walk_root).unwrap_or(&path);
-            if filter.excludes(relative) {
-                continue;
-            }
-            if kind == Kind::Directory {
-                pending.push(path);
-                break;
-            }
-            if kind == Kind::Link || !filter.includes_file(relative) {
-                continue;
-            }
-            if kind == Kind::File {
-                tasks.push(Task::Hash(Input::Path(path)));
-            } else {
-                tasks.push(Task::Skip {
-                    name: path.as_os_str().as_bytes().to_vec(),
-                    reason: "not a regular file; skipped",
+        let name = component.as_os_str().as_bytes();
+        match open_at(Some(at.as_fd()), name, Opening::Place.flags()) {
+            Ok(next) => at = File::from(next),
+            Err(_) => break,
+        }
+    }
+    identities
+}
+
+/// The kind of the path a walk starts from, links followed as `stat` follows them.
+fn kind_of_path(path: &Path, follow_links: bool) -> Kind {
+    match metadata(path) {
+        Ok(found) if found.is_dir() && follow_links => Kind::LinkedDirectory(identity(&found)),
+        Ok(found) if found.is_dir() => Kind::Directory,
+        Ok(found) if found.is_file() => Kind::File,
+        Ok(_) => Kind::Other,
+        Err(error) => Kind::Broken(error),
+    }
+}
+
+/// A directory being walked: its entries still to handle, and its identity (none for the
+/// start, which is not a listing).
+struct Level {
+    entries: std::vec::IntoIter<(PathBuf, Kind)>,
+    identity: Option<Identity>,
+}
+
+/// Every task under `root` (too deep for the ordinary walk), depth first in name order as
+/// walkdir walks, with its rules: `walk_root` is where filters start; with `follow_links`
+/// (`-L`), links are followed, a broken one is reported, and a link to a directory the walk
+/// is already in is reported as a loop, not entered.
+pub(crate) fn walk(
+    root: &Path,
+    walk_root: &Path,
+    filter: &Filter,
+    follow_links: bool,
+) -> Vec<Task> {
+    let above = if follow_links {
+        identities_above(root, walk_root)
+    } else {
+        Vec::new()
+    };
+    let mut tasks = Vec::new();
+    let start = (root.to_path_buf(), kind_of_path(root, follow_links));
+    let mut stack = vec![Level {
+        entries: vec![start].into_iter(),
+        identity: None,
+    }];
+    while let Some(level) = stack.last_mut() {
+        let Some((path, kind)) = level.entries.next() else {
+            stack.pop();
+            continue;
+        };
+        let name = || path.as_os_str().as_bytes().to_vec();
+        // As walkdir, links are followed and checked before the filters see them.
+        let kind = match kind {
+            Kind::Broken(error) => {
+                tasks.push(Task::Fail {
+                    name: name(),
+                    error,
                 });
+                continue;
             }
+            Kind::LinkedDirectory(identity)
+                if above.contains(&identity)
+                    || stack.iter().any(|level| level.identity == Some(identity)) =>
+            {
+                tasks.push(Task::Fail {
+                    name: name(),
+                    error: io::Error::other("file system loop detected; not followed"),
+                });
+                continue;
+            }
+            kind => kind,
+        };
+        let relative = path.strip_prefix(walk_root).unwrap_or(&path);
+        // The walk's own root is never filtered out.
+        if path != walk_root && filter.excludes(relative) {
+            continue;
+        }
+        match kind {
+            Kind::Directory | Kind::LinkedDirectory(_) => match list(&path, follow_links) {
+                Ok(level) => stack.push(level),
+                Err(error) => tasks.push(Task::Fail {
+                    name: name(),
+                    error,
+                }),
+            },
+            Kind::Link | Kind::Broken(_) => {}
+            _ if !filter.includes_file(relative) => {}
+            Kind::File => tasks.push(Task::Hash(Input::Path(path))),
+            Kind::Other => tasks.push(Task::Skip {
+                name: name(),
+                reason: "not a regular file; skipped",
+            }),
         }
     }
     tasks

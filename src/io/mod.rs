@@ -92,7 +92,7 @@ pub fn read_all(input: &Input) -> std::io::Result<Vec<u8>> {
     let mut data = Vec::new();
     match input {
         Input::Stdin => stdin()?.read_to_end(&mut data)?,
-        Input::Path(path) => std::fs::File::open(path)?.read_to_end(&mut data)?,
+        Input::Path(path) => long_paths::open_file(path)?.read_to_end(&mut data)?,
     };
     Ok(data)
 }
@@ -105,7 +105,7 @@ pub fn line_reader(
 ) -> std::io::Result<lines::LineReader<Box<dyn std::io::Read>>> {
     let source: Box<dyn std::io::Read> = match input {
         Input::Stdin => Box::new(stdin()?),
-        Input::Path(path) => Box::new(std::fs::File::open(path)?),
+        Input::Path(path) => Box::new(long_paths::open_file(path)?),
     };
     Ok(lines::LineReader::new(source, terminator, strip_bom))
 }

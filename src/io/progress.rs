@@ -76,7 +76,9 @@ impl Progress {
                         break;
                     }
                     if let Task::Hash(Input::Path(path)) = task {
-                        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                        let size = crate::io::long_paths::metadata(&path)
+                            .map(|m| m.len())
+                            .unwrap_or(0);
                         counts.total_bytes.fetch_add(size, Ordering::Relaxed);
                         counts.total_files.fetch_add(1, Ordering::Relaxed);
                     }

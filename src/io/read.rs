@@ -116,7 +116,7 @@ pub fn hash_input(
 /// The digest `--cache` has for the file at `path` in the state one stat(2) finds it in: the
 /// file is not even opened.
 fn cached(cache: &super::cache::Cache, path: &Path, algorithm: Algorithm) -> Option<Digest> {
-    cache.lookup(&std::fs::metadata(path).ok()?, algorithm)
+    cache.lookup(&super::long_paths::metadata(path).ok()?, algorithm)
 }
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the

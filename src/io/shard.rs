@@ -79,7 +79,7 @@ pub fn select(tasks: Vec<Task>, shard: Shard, format: &str) -> (Vec<Task>, Strin
 /// knows without reading), 0 for what cannot be read or is not a file.
 fn size_of(task: &Task) -> u64 {
     match task {
-        Task::Hash(Input::Path(path)) => std::fs::metadata(path).map_or(0, |m| m.len()),
+        Task::Hash(Input::Path(path)) => super::long_paths::metadata(path).map_or(0, |m| m.len()),
         _ => 0,
     }
 }

@@ -150,7 +150,7 @@ pub fn expand(inputs: Vec<Input>, options: WalkOptions) -> impl Iterator<Item = 
 
 fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Task> + Send> {
     let walk_root = match &input {
-        Input::Path(path) if options.recursive && path.is_dir() => path.clone(),
+        Input::Path(path) if options.recursive && is_directory(path) => path.clone(),
         _ => return Box::new(std::iter::once(Task::Hash(input))),
     };
     let filter = options.filter.clone();
@@ -164,6 +164,7 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
             entry.depth() == 0 || !filter.excludes(relative_to(entry.path(), &root_for_filter))
         });
     let filter = options.filter.clone();
+    let follow_links = options.follow_links;
     Box::new(walker.flat_map(move |entry| -> OneOrMany {
         match entry {
             Ok(entry) => {
@@ -192,7 +193,7 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
                 if let (Some(path), true) = (&path, too_long) {
                     // Deeper than one system call reaches: walk it a directory at a time.
                     return OneOrMany::Many(
-                        long_paths::walk(path, &walk_root, &filter).into_iter(),
+                        long_paths::walk(path, &walk_root, &filter, follow_links).into_iter(),
                     );
                 }
                 let name = path
@@ -227,6 +228,11 @@ impl Iterator for OneOrMany {
             OneOrMany::Many(tasks) => tasks.next(),
         }
     }
+}
+
+/// Whether `path` is a directory (through a link), whatever its length.
+fn is_directory(path: &Path) -> bool {
+    long_paths::metadata(path).is_ok_and(|metadata| metadata.is_dir())
 }
 
 fn relative_to<'a>(path: &'a Path, root: &Path) -> &'a Path {

@@ -24,7 +24,7 @@ pub enum S3Format {
 /// Writes `fields` then the name, in GNU layout: a name with a backslash, newline or carriage
 /// return is escaped and the line starts with `\`, as coreutils writes it; `-z` ends the line
 /// with NUL and leaves the name alone; no name with `--no-names`.
-pub fn write_fields_line(
+pub(crate) fn write_fields_line(
     out: &mut impl Write,
     fields: &str,
     name: &[u8],
@@ -51,7 +51,7 @@ pub fn write_fields_line(
 }
 
 /// One result in the chosen format.
-pub fn write_s3(
+pub(crate) fn write_s3(
     out: &mut impl Write,
     format: S3Format,
     result: &S3Checksum,
@@ -108,7 +108,7 @@ pub fn write_s3(
 
 /// The JSON object for one file. A name that is not UTF-8 is given lossily in `name` and
 /// exactly, base64-encoded, in `name_base64`.
-pub fn json(result: &S3Checksum, name: &[u8]) -> serde_json::Value {
+pub(crate) fn json(result: &S3Checksum, name: &[u8]) -> serde_json::Value {
     let info = result.algorithm.info();
     let mut object = serde_json::json!({
         "name": String::from_utf8_lossy(name),

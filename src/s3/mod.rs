@@ -18,4 +18,4 @@ pub mod rules;
 pub mod values;
 pub mod verify;
 
-pub use rules::parse_size;
+pub(crate) use rules::parse_size;

@@ -29,7 +29,7 @@ pub enum UploadChoice {
 /// Resolves the S3 options into what to compute, refusing what S3 would refuse: `None` when
 /// none was given, and the algorithm to use (a preset chooses its own). `hashing` is false in
 /// the modes that compute no values (`--check`, `--verify-s3`, `--merge`), which refuse the S3 options.
-pub fn resolve(
+pub(crate) fn resolve(
     cli: &Cli,
     hashing: bool,
     algorithm: Option<Algorithm>,

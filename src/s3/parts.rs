@@ -22,7 +22,7 @@ const BUFFER: usize = 1024 * 1024;
 const STEP_PIECE: usize = 64 * 1024;
 
 /// One part's checksum, and its MD5 when asked for.
-pub struct PartDigest {
+pub(crate) struct PartDigest {
     pub digest: Digest,
     pub md5: Option<Digest>,
     pub len: u64,
@@ -30,7 +30,7 @@ pub struct PartDigest {
 
 /// The parts of a `size`-byte file cut every `part_size` bytes (an empty file is one empty
 /// part), each hashed with `algorithm` (and MD5 when `with_md5`), in part order.
-pub fn hash_parts(
+pub(crate) fn hash_parts(
     file: &File,
     size: u64,
     part_size: u64,
@@ -199,7 +199,7 @@ fn hash_in_step(
 }
 
 /// How many parts a `size`-byte object has when cut every `part_size` bytes.
-pub fn part_count(size: u64, part_size: u64) -> u64 {
+pub(crate) fn part_count(size: u64, part_size: u64) -> u64 {
     if size == 0 {
         1
     } else {

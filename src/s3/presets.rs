@@ -16,7 +16,7 @@ pub enum Preset {
 }
 
 impl Preset {
-    pub fn from_name(name: &str) -> Option<Preset> {
+    pub(crate) fn from_name(name: &str) -> Option<Preset> {
         match name {
             "aws-cli-v2" => Some(Preset::AwsCliV2),
             "aws-cli-v1" => Some(Preset::AwsCliV1),
@@ -25,7 +25,7 @@ impl Preset {
         }
     }
 
-    pub fn algorithm(self) -> Algorithm {
+    pub(crate) fn algorithm(self) -> Algorithm {
         match self {
             Preset::AwsCliV2 => Algorithm::Crc64Nvme,
             Preset::AwsCliV1 | Preset::Boto3 => Algorithm::Crc32,
@@ -34,7 +34,7 @@ impl Preset {
 
     /// How this client uploads a `size`-byte file: whole below 8 MiB, in parts from 8 MiB
     /// (a file of exactly 8 MiB is a one-part upload).
-    pub fn upload(self, size: u64) -> Upload {
+    pub(crate) fn upload(self, size: u64) -> Upload {
         if size < CLIENT_CHUNK {
             return Upload::Single;
         }

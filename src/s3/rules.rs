@@ -4,12 +4,12 @@
 use super::parts::part_count;
 use crate::kernels::S3ChecksumType;
 
-pub const MIB: u64 = 1024 * 1024;
-pub const MIN_PART_SIZE: u64 = 5 * MIB;
-pub const MAX_PART_SIZE: u64 = 5 * 1024 * MIB;
-pub const MAX_PARTS: u64 = 10_000;
+pub(crate) const MIB: u64 = 1024 * 1024;
+pub(crate) const MIN_PART_SIZE: u64 = 5 * MIB;
+pub(crate) const MAX_PART_SIZE: u64 = 5 * 1024 * MIB;
+pub(crate) const MAX_PARTS: u64 = 10_000;
 /// The multipart threshold and first part size of the AWS CLI and boto3.
-pub const CLIENT_CHUNK: u64 = 8 * MIB;
+pub(crate) const CLIENT_CHUNK: u64 = 8 * MIB;
 
 /// How the object is (or will be) uploaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub enum Upload {
 
 /// The clients' part size: 8 MiB, doubled while there would be more than 10,000 parts, then
 /// kept within S3's 5 MiB to 5 GiB.
-pub fn client_part_size(size: u64) -> u64 {
+pub(crate) fn client_part_size(size: u64) -> u64 {
     let mut part_size = CLIENT_CHUNK;
     while part_count(size, part_size) > MAX_PARTS && part_size < MAX_PART_SIZE {
         part_size *= 2;
@@ -35,7 +35,7 @@ pub fn client_part_size(size: u64) -> u64 {
 
 /// Parses a size: digits, optionally followed by K, M, G, T (or KB, KiB, MB, MiB...), all
 /// powers of 1024 as the AWS CLI reads `multipart_chunksize`.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
     let digits_end = trimmed
         .find(|c: char| !c.is_ascii_digit())
@@ -63,7 +63,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// Why a file cannot be uploaded in parts of the given size.
-pub fn part_limits_error(size: u64, part_size: u64) -> Option<String> {
+pub(crate) fn part_limits_error(size: u64, part_size: u64) -> Option<String> {
     if !(MIN_PART_SIZE..=MAX_PART_SIZE).contains(&part_size) {
         return Some(format!(
             "part size {part_size} is outside S3's limits (5 MiB to 5 GiB a part)"

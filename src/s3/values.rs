@@ -15,7 +15,7 @@ use std::io;
 
 /// What S3 stores (or reports) for one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct S3Checksum {
+pub(crate) struct S3Checksum {
     pub algorithm: Algorithm,
     pub size: u64,
     pub checksum_type: S3ChecksumType,
@@ -29,14 +29,14 @@ pub struct S3Checksum {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Parts {
+pub(crate) struct Parts {
     pub part_size: u64,
     pub digests: Vec<Digest>,
 }
 
 impl S3Checksum {
     /// The header value: base64 of the checksum, and `-N` for a composite of N parts.
-    pub fn value(&self) -> String {
+    pub(crate) fn value(&self) -> String {
         match (&self.parts, self.checksum_type) {
             (Some(parts), S3ChecksumType::Composite) => {
                 format!("{}-{}", self.digest.to_base64(), parts.digests.len())
@@ -47,7 +47,7 @@ impl S3Checksum {
 }
 
 /// Computes what S3 stores for `file` uploaded as `upload`. `want_etag` adds the ETag.
-pub fn compute(
+pub(crate) fn compute(
     file: File,
     algorithm: Algorithm,
     upload: Upload,
@@ -113,7 +113,7 @@ pub fn compute(
 }
 
 /// COMPOSITE: the algorithm over the concatenated raw part checksums.
-pub fn composite(algorithm: Algorithm, parts: &[Digest]) -> Digest {
+pub(crate) fn composite(algorithm: Algorithm, parts: &[Digest]) -> Digest {
     let mut hasher = crate::kernels::Hasher::new(algorithm);
     for part in parts {
         hasher.update(part.as_bytes());
@@ -122,7 +122,7 @@ pub fn composite(algorithm: Algorithm, parts: &[Digest]) -> Digest {
 }
 
 /// The multipart ETag: MD5 of the concatenated part MD5s, hex, `-N`, in S3's double quotes.
-pub fn multipart_etag(part_md5s: &[Digest]) -> String {
+pub(crate) fn multipart_etag(part_md5s: &[Digest]) -> String {
     let digest = composite(Algorithm::Md5, part_md5s);
     format!("\"{}-{}\"", digest.to_hex(), part_md5s.len())
 }
@@ -130,7 +130,7 @@ pub fn multipart_etag(part_md5s: &[Digest]) -> String {
 /// What S3 stores for one input, as the options ask: a file is opened, its upload decided by
 /// its size under a preset, and the part limits checked; standard input, read once, can only
 /// be a single upload.
-pub fn for_input(
+pub(crate) fn for_input(
     input: &Input,
     algorithm: Algorithm,
     options: &S3Options,

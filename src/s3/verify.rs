@@ -16,11 +16,11 @@ use crate::config::VerifyS3;
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
 use crate::format::quote::quote_name;
+use crate::io::long_paths;
 use crate::io::read::{hash_file, ReadOptions};
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
 use crate::report::Reporter;
 use serde_json::Value;
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -28,7 +28,7 @@ const MAX_TRIES: usize = 8;
 
 /// What the JSON says about the object.
 #[derive(Debug, Default, PartialEq)]
-pub struct Reported {
+pub(crate) struct Reported {
     pub checksums: Vec<(Algorithm, String)>,
     pub checksum_type: Option<String>,
     pub size: Option<u64>,
@@ -38,7 +38,7 @@ pub struct Reported {
 }
 
 /// Reads the fields fasthash can check from head-object or get-object-attributes output.
-pub fn parse_reported(json: &Value) -> Result<Reported, String> {
+pub(crate) fn parse_reported(json: &Value) -> Result<Reported, String> {
     let top = json
         .as_object()
         .ok_or("expected a JSON object, as aws s3api prints")?;
@@ -86,7 +86,7 @@ pub fn parse_reported(json: &Value) -> Result<Reported, String> {
 }
 
 /// Part sizes that cut `size` bytes into exactly `count` parts, likeliest first.
-pub fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
+pub(crate) fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
     fn push(candidates: &mut Vec<u64>, size: u64, count: u64, p: u64) {
         if p > 0 && part_count(size, p) == count && !candidates.contains(&p) {
             candidates.push(p);
@@ -115,7 +115,7 @@ pub fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec<u64> {
 pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
     let (json_path, file) = (&request.json, &request.file);
     let json_name = json_path.as_os_str().as_encoded_bytes();
-    let text = match std::fs::read(json_path) {
+    let text = match long_paths::read(json_path) {
         Ok(text) => text,
         Err(source) => {
             reporter.error(&Error::Input {
@@ -162,7 +162,7 @@ fn verify(
 ) -> io::Result<bool> {
     let local = LocalFile {
         path,
-        size: std::fs::metadata(path)?.len(),
+        size: long_paths::metadata(path)?.len(),
         read,
     };
     let mut tally = Tally::default();
@@ -236,7 +236,7 @@ struct LocalFile<'a> {
 
 impl LocalFile<'_> {
     fn digest(&self, algorithm: Algorithm) -> io::Result<Digest> {
-        hash_file(File::open(self.path)?, algorithm, self.read)
+        hash_file(long_paths::open_file(self.path)?, algorithm, self.read)
     }
 
     /// The first of `candidates` whose COMPOSITE upload in parts of that size gives a value
@@ -253,7 +253,7 @@ impl LocalFile<'_> {
                 part_size,
                 checksum_type: S3ChecksumType::Composite,
             };
-            let file = File::open(self.path)?;
+            let file = long_paths::open_file(self.path)?;
             if matches(&compute(file, algorithm, upload, want_etag, self.read)?) {
                 return Ok(Some(part_size));
             }
