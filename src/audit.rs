@@ -11,16 +11,14 @@ use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
 use crate::format::status::{write_audit_status, AuditStatus as Status};
 use crate::io::read::hash_input;
-use crate::io::walk::{expand, Task};
+use crate::io::walk::{expand, listed_input, Task, WalkOptions};
 use crate::io::Input;
 use crate::kernels::{Algorithm, Digest};
 use crate::report::Reporter;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
 
 /// Audits the tree against the manifests.
 pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
@@ -41,7 +39,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
     let mut entries: Vec<Entry> = Vec::new();
     let mut improper = 0u64;
     let check = &audit.check;
-    let terminator = if check.zero_terminated { b'\0' } else { b'\n' };
+    let terminator = crate::format::line_end(check.zero_terminated);
     for manifest in &check.manifests {
         // Every entry is kept (the walk is compared against all of them), but not the text.
         let read = crate::io::line_reader(manifest, terminator, true).and_then(|mut lines| {
@@ -71,8 +69,11 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
 
     // The files the manifests do not list, in walk order.
     let listed: HashSet<Vec<u8>> = entries.iter().map(|e| normalized(&e.name)).collect();
-    let mut walk = audit.walk.clone();
-    walk.recursive = true;
+    let walk = WalkOptions {
+        recursive: true,
+        follow_links: audit.follow_links,
+        filter: check.filter.clone(),
+    };
     let mut walk_failures = Vec::new();
     let new_files: Vec<Vec<u8>> = expand(vec![Input::Path(tree.to_path_buf())], walk)
         .filter_map(|task| match task {
@@ -91,14 +92,14 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
 
     let listed_results: Vec<Status> = entries
         .par_iter()
-        .map(
-            |entry| match crate::check::verify(entry, &path_input(&entry.name), &check.run.read) {
+        .map(|entry| {
+            match crate::check::verify(entry, &listed_input(&entry.name), &check.run.read) {
                 Ok(Some(_)) => Status::Ok,
                 Ok(None) => Status::Failed,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Status::Missing,
                 Err(e) => Status::Unreadable(crate::error::os_error_text(&e)),
-            },
-        )
+            }
+        })
         .collect();
 
     // A new file is a missing one moved when its digest, under one of the missing entry's
@@ -126,7 +127,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             missing_algorithms
                 .iter()
                 .filter_map(|&algorithm| {
-                    hash_input(&path_input(name), algorithm, &check.run.read)
+                    hash_input(&listed_input(name), algorithm, &check.run.read)
                         .ok()
                         .map(|digest| (algorithm, digest))
                 })
@@ -238,10 +239,6 @@ fn write_status(
         return Ok(());
     }
     write_audit_status(out, name, status, audit.json)
-}
-
-fn path_input(name: &[u8]) -> Input {
-    Input::Path(PathBuf::from(OsStr::from_bytes(name)))
 }
 
 /// A name as compared between manifest and walk: without `./` steps and repeated slashes, so

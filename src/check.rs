@@ -1,15 +1,15 @@
 //! `--check`: verify manifests with coreutils' lines, messages and exit codes.
 //!
 //! Each manifest is read as a stream, line by line (`io::lines`, `format::manifest`), the files
-//! of the lines at hand hashed in parallel, and the results reported in manifest order: `NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or
-//! read`, then the summary warnings in coreutils' fixed order.
+//! of the lines at hand hashed in parallel, and the results reported in manifest order
+//! (`NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or read`, written by `format::status`), then
+//! the summary warnings in coreutils' fixed order (`format::messages`).
 
 use crate::config::{Check, CheckDialect, CheckOptions};
 use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
 use crate::format::status::{write_b3sum_verdict, write_verdict, Verdict};
-use crate::io::lines::LineReader;
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
 use crate::io::Input;
@@ -17,7 +17,7 @@ use crate::kernels::engine;
 use crate::kernels::{Algorithm, Digest};
 use crate::report::Reporter;
 use std::ffi::OsStr;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -123,30 +123,22 @@ fn check_manifest(
         manifest: manifest_name,
     };
     let extensions = check.dialect == CheckDialect::Fasthash;
-    let terminator = if check.zero_terminated { b'\0' } else { b'\n' };
-    let source: Box<dyn Read> = match manifest {
-        Input::Stdin => match crate::io::stdin() {
-            Ok(stdin) => Box::new(stdin),
-            Err(_) => {
-                reporter.say_after(out, &read_error)?;
-                return Ok(false);
-            }
-        },
-        Input::Path(path) => match crate::io::long_paths::open_file(path) {
-            Ok(file) => Box::new(file),
-            Err(source) => {
-                reporter.error_after(
-                    out,
-                    &Error::Input {
-                        name: manifest.name_bytes().to_vec(),
-                        source,
-                    },
-                )?;
-                return Ok(false);
-            }
-        },
+    let terminator = crate::format::line_end(check.zero_terminated);
+    let mut lines = match crate::io::line_reader(manifest, terminator, extensions) {
+        Ok(lines) => lines,
+        Err(_) if *manifest == Input::Stdin => {
+            reporter.say_after(out, &read_error)?;
+            return Ok(false);
+        }
+        Err(source) => {
+            let error = Error::Input {
+                name: manifest.name_bytes().to_vec(),
+                source,
+            };
+            reporter.error_after(out, &error)?;
+            return Ok(false);
+        }
     };
-    let mut lines = LineReader::new(source, terminator, extensions);
     let mut parser = LineParser::new(ParseOptions {
         algorithm: check.algorithm,
         extensions,
@@ -200,7 +192,7 @@ fn item(
     *line_number += 1;
     let line = parser.parse(text);
     let target = match &line {
-        Line::Entry(entry) => Some(input_for(&entry.name)),
+        Line::Entry(entry) => Some(Input::from_arg(OsStr::from_bytes(&entry.name).into())),
         Line::Skip => return None,
         Line::Improper => None,
     };
@@ -320,14 +312,6 @@ struct Item {
     target: Option<Input>,
     /// The algorithm a malformed line is reported under (cksum's changes line by line).
     type_name: Option<&'static str>,
-}
-
-fn input_for(name: &[u8]) -> Input {
-    if name == b"-" {
-        Input::Stdin
-    } else {
-        Input::Path(PathBuf::from(OsStr::from_bytes(name)))
-    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -126,8 +126,8 @@ pub struct Audit {
     pub tree: PathBuf,
     /// `--json`: the statuses as JSON lines.
     pub json: bool,
-    /// How the tree is walked (`-L`, the filters).
-    pub walk: WalkOptions,
+    /// `-L`: follow links met in the tree (its files are filtered by `check.filter`).
+    pub follow_links: bool,
     pub check: Check,
 }
 
@@ -146,19 +146,6 @@ pub struct Merge {
 }
 
 impl Mode {
-    /// The settings of a mode that reads files.
-    pub fn run_settings(&self) -> Option<&RunSettings> {
-        match self {
-            Mode::Hash(hash) => Some(&hash.run),
-            Mode::S3Values(values) => Some(&values.run),
-            Mode::Check(check) => Some(&check.run),
-            Mode::Audit(audit) => Some(&audit.check.run),
-            Mode::VerifyS3(verify) => Some(&verify.run),
-            Mode::Merge(merge) => Some(&merge.run),
-            Mode::Bench(_) | Mode::Print(_) | Mode::B3sumExtended(_) => None,
-        }
-    }
-
     /// The algorithm the command line fixed, if it fixed one (`--check` may learn it line by
     /// line).
     pub fn algorithm(&self) -> Option<Algorithm> {
@@ -405,7 +392,7 @@ impl Mode {
                 Some(tree) => Mode::Audit(Audit {
                     tree: PathBuf::from(tree),
                     json: cli.json,
-                    walk,
+                    follow_links: cli.follow,
                     check,
                 }),
                 None => Mode::Check(check),
@@ -585,6 +572,14 @@ mod tests {
         Config::from_args(Invocation::from_argv0(args.first()), args)
     }
 
+    /// The mode of a command line that must parse.
+    fn mode(list: &[&str]) -> Mode {
+        match config(list) {
+            Ok(config) => config.mode,
+            Err(error) => panic!("{list:?} did not parse: {error:?}"),
+        }
+    }
+
     fn usage_message(list: &[&str]) -> String {
         match config(list) {
             Err(Error::Usage { message, .. }) => message,
@@ -594,11 +589,7 @@ mod tests {
 
     #[test]
     fn drop_in_name_sets_the_algorithm() {
-        let Ok(Config {
-            mode: Mode::Hash(hash),
-            ..
-        }) = config(&["/bin/sha1sum", "f"])
-        else {
+        let Mode::Hash(hash) = mode(&["/bin/sha1sum", "f"]) else {
             panic!("expected hashing");
         };
         assert_eq!(hash.algorithm, Algorithm::Sha1);
@@ -623,11 +614,7 @@ mod tests {
 
     #[test]
     fn no_file_means_standard_input() {
-        let Ok(Config {
-            mode: Mode::Hash(hash),
-            ..
-        }) = config(&["fasthash"])
-        else {
+        let Mode::Hash(hash) = mode(&["fasthash"]) else {
             panic!("expected hashing");
         };
         assert_eq!(hash.files.inputs, vec![Input::Stdin]);
@@ -636,38 +623,24 @@ mod tests {
 
     #[test]
     fn each_mode_carries_its_own_data() {
-        let Ok(Config {
-            mode: Mode::Check(check),
-            ..
-        }) = config(&["b3sum", "-c", "SUMS"])
-        else {
+        let Mode::Check(check) = mode(&["b3sum", "-c", "SUMS"]) else {
             panic!("expected checking");
         };
         assert_eq!(check.dialect, CheckDialect::B3sum);
         assert_eq!(check.algorithm, Some(Algorithm::Blake3));
-        let Ok(Config {
-            mode: Mode::Audit(audit),
-            ..
-        }) = config(&["fasthash", "-c", "SUMS", "--tree", "dir", "--json"])
+        let Mode::Audit(audit) = mode(&["fasthash", "-c", "SUMS", "--tree", "dir", "--json"])
         else {
             panic!("expected an audit");
         };
         assert!(audit.json);
         assert_eq!(audit.check.algorithm, None);
-        let Ok(Config {
-            mode: Mode::S3Values(values),
-            ..
-        }) = config(&["fasthash", "--s3", "f"])
-        else {
+        let Mode::S3Values(values) = mode(&["fasthash", "--s3", "f"]) else {
             panic!("expected S3 values");
         };
         assert_eq!(values.algorithm, Algorithm::Sha256);
         assert!(matches!(
-            config(&["fasthash", "--verify-s3", "head.json", "f"]),
-            Ok(Config {
-                mode: Mode::VerifyS3(_),
-                ..
-            })
+            mode(&["fasthash", "--verify-s3", "head.json", "f"]),
+            Mode::VerifyS3(_)
         ));
     }
 }

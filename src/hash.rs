@@ -194,7 +194,7 @@ fn drive<T: Send>(
     };
     match flushed {
         Ok(()) => status,
-        Err(e) => status.max(reporter.output_failed(e, status)),
+        Err(e) => reporter.output_failed(e, status),
     }
 }
 

@@ -28,19 +28,62 @@ use std::io::Write;
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
     let reporter = Reporter::new(&config.invocation);
-    let Some(settings) = config.mode.run_settings() else {
-        return match &config.mode {
-            Mode::Bench(options) => {
-                let mut stdout = std::io::stdout().lock();
-                print_status(&reporter, bench::run(options, &mut stdout))
-            }
-            // --help and --version as coreutils writes them: a closed stdout is a write error
-            // (`>&-`; its tests/misc/io-errors.sh checks it for every program).
-            Mode::Print(text) => print_status(&reporter, io::RawStdout.write_all(text.as_bytes())),
-            Mode::B3sumExtended(cli) => dropin::b3sum::run(cli),
-            _ => ExitStatus::Usage,
-        };
-    };
+    let line_end = format::line_end;
+    match &config.mode {
+        Mode::Hash(hash) => run_over_files(
+            config,
+            &reporter,
+            &hash.run,
+            hash.style.terminator(),
+            |out| hash::run(hash, out, &reporter),
+        ),
+        Mode::S3Values(values) => run_over_files(
+            config,
+            &reporter,
+            &values.run,
+            line_end(values.zero_terminated),
+            |out| hash::run_s3(values, out, &reporter),
+        ),
+        Mode::Check(check) => run_over_files(
+            config,
+            &reporter,
+            &check.run,
+            line_end(check.zero_terminated),
+            |out| check::run(check, out, &reporter),
+        ),
+        Mode::Audit(audit) => {
+            let end = line_end(audit.check.zero_terminated);
+            run_over_files(config, &reporter, &audit.check.run, end, |out| {
+                audit::run(audit, out, &reporter)
+            })
+        }
+        Mode::VerifyS3(verify) => run_over_files(config, &reporter, &verify.run, b'\n', |out| {
+            s3::verify::run(verify, out, &reporter)
+        }),
+        Mode::Merge(merge) => run_over_files(config, &reporter, &merge.run, b'\n', |out| {
+            merge::run(merge, out, &reporter)
+        }),
+        Mode::Bench(options) => {
+            let mut stdout = std::io::stdout().lock();
+            print_status(&reporter, bench::run(options, &mut stdout))
+        }
+        // --help and --version as coreutils writes them: a closed stdout is a write error
+        // (`>&-`; its tests/misc/io-errors.sh checks it for every program).
+        Mode::Print(text) => print_status(&reporter, io::RawStdout.write_all(text.as_bytes())),
+        Mode::B3sumExtended(cli) => dropin::b3sum::run(cli),
+    }
+}
+
+/// What every mode that reads files does around its work: the threads, `--debug`'s kernel
+/// lines, the cache loaded before and saved after, and standard output in whole lines ending
+/// in `line_end`.
+fn run_over_files(
+    config: &Config,
+    reporter: &Reporter,
+    settings: &config::RunSettings,
+    line_end: u8,
+    work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> ExitStatus,
+) -> ExitStatus {
     io::parallel::configure_threads(settings.threads);
     if settings.debug {
         // Check mode learns its algorithms line by line, so it names them all.
@@ -60,34 +103,7 @@ pub fn run(config: &Config) -> ExitStatus {
             });
         }
     }
-    let status = match &config.mode {
-        Mode::Hash(hash) => {
-            let mut out = io::WholeLines::new(io::RawStdout, hash.style.terminator());
-            hash::run(hash, &mut out, &reporter)
-        }
-        Mode::S3Values(values) => {
-            let mut out = io::WholeLines::new(io::RawStdout, terminator(values.zero_terminated));
-            hash::run_s3(values, &mut out, &reporter)
-        }
-        Mode::Check(check) => {
-            let mut out = io::WholeLines::new(io::RawStdout, terminator(check.zero_terminated));
-            check::run(check, &mut out, &reporter)
-        }
-        Mode::Audit(audit) => {
-            let mut out =
-                io::WholeLines::new(io::RawStdout, terminator(audit.check.zero_terminated));
-            audit::run(audit, &mut out, &reporter)
-        }
-        Mode::VerifyS3(verify) => {
-            let mut out = io::WholeLines::new(io::RawStdout, b'\n');
-            s3::verify::run(verify, &mut out, &reporter)
-        }
-        Mode::Merge(merge) => {
-            let mut out = io::WholeLines::new(io::RawStdout, b'\n');
-            merge::run(merge, &mut out, &reporter)
-        }
-        Mode::Bench(_) | Mode::Print(_) | Mode::B3sumExtended(_) => ExitStatus::Usage,
-    };
+    let status = work(&mut io::WholeLines::new(io::RawStdout, line_end));
     if let (Some(cache), Some(path)) = (io::cache::active(), &settings.cache) {
         if settings.debug {
             let (hits, misses) = cache.counts();
@@ -111,14 +127,6 @@ pub fn run(config: &Config) -> ExitStatus {
         return ExitStatus::Failure;
     }
     status
-}
-
-fn terminator(zero_terminated: bool) -> u8 {
-    if zero_terminated {
-        b'\0'
-    } else {
-        b'\n'
-    }
 }
 
 /// The status of a mode that only prints.

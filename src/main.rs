@@ -4,6 +4,7 @@
 use fasthash::cli::{Invocation, Personality};
 use fasthash::config::Config;
 use fasthash::error::{Error, ExitStatus};
+use fasthash::format::messages::try_help;
 use fasthash::report::Reporter;
 use std::process::ExitCode;
 
@@ -34,13 +35,7 @@ fn report_usage(invocation: &Invocation, error: &Error) -> ExitStatus {
     let reporter = Reporter::new(invocation);
     reporter.error(error);
     if let Error::Usage { try_help: true, .. } = error {
-        fasthash::report::write_stderr(
-            format!(
-                "Try '{} --help' for more information.\n",
-                invocation.program
-            )
-            .as_bytes(),
-        );
+        fasthash::report::write_stderr(try_help(&invocation.program).as_bytes());
     }
     match invocation.personality {
         // coreutils exits 1 on a usage error; fasthash and b3sum (clap) exit 2.

@@ -38,10 +38,6 @@ impl Reporter {
         Reporter { program, style }
     }
 
-    pub fn program(&self) -> &str {
-        &self.program
-    }
-
     /// Prints `PROGRAM: MESSAGE` on standard error (a failure is remembered:
     /// [`stderr_failed`]).
     pub fn say(&self, message: &Message) {

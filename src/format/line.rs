@@ -55,11 +55,7 @@ impl Default for LineStyle {
 
 impl LineStyle {
     pub(crate) fn terminator(&self) -> u8 {
-        if self.zero_terminated {
-            b'\0'
-        } else {
-            b'\n'
-        }
+        super::line_end(self.zero_terminated)
     }
 }
 

@@ -188,6 +188,11 @@ impl Message<'_> {
     }
 }
 
+/// The line after a usage error, without the program's prefix: how to learn the right usage.
+pub fn try_help(program: &str) -> String {
+    format!("Try '{program} --help' for more information.\n")
+}
+
 /// coreutils' summary warnings: `WARNING: 1 line is ...`, `WARNING: 2 lines are ...`.
 fn warning(count: u64, one: &str, many: &str) -> Vec<u8> {
     if count == 1 {

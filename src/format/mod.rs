@@ -13,3 +13,13 @@ pub mod quote;
 pub mod status;
 
 pub use line::{DigestEncoding, LineStyle};
+
+/// The byte that ends a line, in and out: NUL under `-z` (and in `--files0-from` lists), a
+/// newline otherwise. Only status lines (`format::status`) end in a newline whatever `-z` says.
+pub fn line_end(zero_terminated: bool) -> u8 {
+    if zero_terminated {
+        b'\0'
+    } else {
+        b'\n'
+    }
+}

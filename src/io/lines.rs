@@ -139,6 +139,18 @@ mod tests {
         fail_at_end: bool,
     }
 
+    impl Trickle {
+        /// `data` handed out `step` bytes a read, then EIO at the end if `fail_at_end`.
+        fn new(data: &[u8], step: usize, fail_at_end: bool) -> Trickle {
+            Trickle {
+                data: data.to_vec(),
+                at: 0,
+                step,
+                fail_at_end,
+            }
+        }
+    }
+
     impl Read for Trickle {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             if self.at == self.data.len() && self.fail_at_end {
@@ -152,12 +164,7 @@ mod tests {
     }
 
     fn lines(data: &[u8], terminator: u8, bom: bool, step: usize) -> Vec<Vec<u8>> {
-        let source = Trickle {
-            data: data.to_vec(),
-            at: 0,
-            step,
-            fail_at_end: false,
-        };
+        let source = Trickle::new(data, step, false);
         let mut reader = LineReader::new(source, terminator, bom);
         let mut lines = Vec::new();
         while let Some(line) = reader.read_line().unwrap() {
@@ -200,12 +207,7 @@ mod tests {
 
     #[test]
     fn buffered_lines_never_read() {
-        let source = Trickle {
-            data: b"a\nb\nc".to_vec(),
-            at: 0,
-            step: 4,
-            fail_at_end: false,
-        };
+        let source = Trickle::new(b"a\nb\nc", 4, false);
         let mut reader = LineReader::new(source, b'\n', false);
         assert!(!reader.has_buffered_line());
         assert_eq!(reader.read_line().unwrap(), Some(&b"a"[..]));
@@ -218,12 +220,7 @@ mod tests {
 
     #[test]
     fn a_read_error_comes_after_the_lines_before_it() {
-        let source = Trickle {
-            data: b"a\nb".to_vec(),
-            at: 0,
-            step: 100,
-            fail_at_end: true,
-        };
+        let source = Trickle::new(b"a\nb", 100, true);
         let mut reader = LineReader::new(source, b'\n', false);
         assert_eq!(reader.read_line().unwrap(), Some(&b"a"[..]));
         assert_eq!(reader.read_line().unwrap(), Some(&b"b"[..]));

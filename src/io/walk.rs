@@ -244,7 +244,7 @@ fn relative_to<'a>(path: &'a Path, root: &Path) -> &'a Path {
 /// name in the list only when the list is not standard input.
 pub fn read_name_list(source: &Input, zero: bool) -> io::Result<Vec<Vec<u8>>> {
     let data = super::read_all(source)?;
-    let separator = if zero { b'\0' } else { b'\n' };
+    let separator = crate::format::line_end(zero);
     let mut names = Vec::new();
     for (index, name) in io::Cursor::new(&data).split(separator).enumerate() {
         let name = name?;

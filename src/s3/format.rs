@@ -31,7 +31,7 @@ pub(crate) fn write_fields_line(
     with_name: bool,
     zero_terminated: bool,
 ) -> io::Result<()> {
-    let terminator = if zero_terminated { b'\0' } else { b'\n' };
+    let terminator = crate::format::line_end(zero_terminated);
     if !with_name {
         out.write_all(fields.as_bytes())?;
         return out.write_all(&[terminator]);
