@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{fasthash, program, random_bytes, repo_path, text, SplitMix64, FASTHASH};
+use common::{fasthash, program, random_bytes, text, SplitMix64};
 use fasthash::kernels::detect::{self, Capabilities};
 use fasthash::kernels::engine::{self, Engine};
 use fasthash::kernels::{Algorithm, Digest, Hasher, Kernel};
@@ -570,6 +570,7 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn avx512_functions_use_zmm_registers() {
+    use common::{repo_path, FASTHASH};
     let repo = repo_path("");
     if program("objdump", &repo)
         .arg("--version")
