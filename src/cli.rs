@@ -101,6 +101,8 @@ Examples:
   fasthash FILE...                     SHA-256, one line per file, as sha256sum prints
   fasthash -a blake3 --tag FILE        BSD-style line: BLAKE3 (FILE) = ...
   fasthash -a crc64nvme --base64 F     the digest in base64, as cksum --base64 prints
+  fasthash -a md5,sha256 --tag F...    both digests of each file from one read, a line each
+  fasthash --json -a md5,blake3 F      one JSON object a file: name, size, digests
   fasthash -c SHA256SUMS               verify a manifest, as sha256sum -c does
   fasthash -c --quiet B3SUMS XXHSUMS   manifests of b3sum, xxhsum, or several algorithms
   fasthash -c SUMS --tree DIR          and the files of DIR that SUMS does not list
@@ -150,9 +152,10 @@ pub struct Cli {
     /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b,
     /// sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c,
     /// crc64nvme; cksum's crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64
-    /// work too)
-    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
-    pub algorithm: Option<Algorithm>,
+    /// work too). Several (`-a md5,sha256` or `-a md5 -a sha256`): each file is read once and
+    /// gets one line per algorithm, in the order given
+    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, value_delimiter = ',', action = ArgAction::Append, hide_possible_values = true)]
+    pub algorithm: Vec<Algorithm>,
 
     /// Read in binary mode: untagged lines get a `*` before the name
     #[arg(short = 'b', long, overrides_with = "text")]
@@ -280,9 +283,11 @@ pub struct Cli {
     #[arg(long, help_heading = "Amazon S3")]
     pub s3_header: bool,
 
-    /// Print one JSON object a line: name, size, algorithm, digest, S3 header and value,
-    /// checksum type, parts, ETag
-    #[arg(long, help_heading = "Amazon S3")]
+    /// Print one JSON object a line. Hashing: `{"name", "size", "digests": {ALGORITHM: DIGEST}}`
+    /// a file (every -a algorithm, hex or --base64); with the S3 options: name, size,
+    /// algorithm, digest, S3 header and value, checksum type, parts, ETag, an object per
+    /// algorithm
+    #[arg(long)]
     pub json: bool,
 
     /// What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024;
@@ -704,7 +709,7 @@ impl B3sumCli {
     pub fn into_cli(self) -> Cli {
         Cli {
             files: self.files,
-            algorithm: Some(Algorithm::Blake3),
+            algorithm: vec![Algorithm::Blake3],
             tag: self.tag,
             no_names: self.no_names,
             check: self.check,

@@ -72,8 +72,13 @@ pub struct Files {
 
 #[derive(Debug)]
 pub struct Hash {
-    pub algorithm: Algorithm,
+    /// One or more (`-a md5,sha256`), each once, in the order given: every file is read once
+    /// and gets one line per algorithm, in this order.
+    pub algorithms: Vec<Algorithm>,
     pub style: LineStyle,
+    /// `--json` (without the S3 options): one object a file with every algorithm's digest,
+    /// encoded as `style` says, instead of lines.
+    pub json: bool,
     /// `--shard K/N`: hash only this part of the inputs.
     pub shard: Option<Shard>,
     pub files: Files,
@@ -82,7 +87,7 @@ pub struct Hash {
 
 #[derive(Debug)]
 pub struct S3Values {
-    pub algorithm: Algorithm,
+    /// The algorithms and how each is uploaded ([`S3Options::uploads`]).
     pub options: S3Options,
     pub with_names: bool,
     pub zero_terminated: bool,
@@ -146,14 +151,14 @@ pub struct Merge {
 }
 
 impl Mode {
-    /// The algorithm the command line fixed, if it fixed one (`--check` may learn it line by
-    /// line).
-    pub fn algorithm(&self) -> Option<Algorithm> {
+    /// The algorithms the command line fixed, if it fixed them (`--check` may learn them line
+    /// by line).
+    pub fn algorithms(&self) -> Option<Vec<Algorithm>> {
         match self {
-            Mode::Hash(hash) => Some(hash.algorithm),
-            Mode::S3Values(values) => Some(values.algorithm),
-            Mode::Check(check) => check.algorithm,
-            Mode::Audit(audit) => audit.check.algorithm,
+            Mode::Hash(hash) => Some(hash.algorithms.clone()),
+            Mode::S3Values(values) => Some(values.options.algorithms().collect()),
+            Mode::Check(check) => check.algorithm.map(|algorithm| vec![algorithm]),
+            Mode::Audit(audit) => audit.check.algorithm.map(|algorithm| vec![algorithm]),
             _ => None,
         }
     }
@@ -255,24 +260,31 @@ impl Mode {
             }
             _ => None,
         };
-        let algorithm = match personality {
+        let algorithms: Vec<Algorithm> = match personality {
             Personality::Coreutils { .. } if dropin.is_some() => {
-                dropin.as_ref().and_then(|d| d.algorithm)
+                dropin.as_ref().and_then(|d| d.algorithm).into_iter().collect()
             }
-            Personality::Coreutils { algorithm, .. } => Some(algorithm),
-            Personality::B3sum => Some(Algorithm::Blake3),
+            Personality::Coreutils { algorithm, .. } => vec![algorithm],
+            Personality::B3sum => vec![Algorithm::Blake3],
             // Hashing without -a is SHA-256; --check may learn the algorithm line by line.
-            Personality::Fasthash => cli.algorithm.or(hashing.then_some(Algorithm::Sha256)),
+            Personality::Fasthash if cli.algorithm.is_empty() && hashing => {
+                vec![Algorithm::Sha256]
+            }
+            Personality::Fasthash => algorithm_list(&cli)?,
         };
+        let algorithm = algorithms.first().copied();
         // cksum's and sum's legacy checksums have one line format and nothing to check.
-        if let (Personality::Fasthash, Some(legacy)) =
-            (personality, algorithm.filter(|a| a.info().with_size))
-        {
+        if let (Personality::Fasthash, Some(legacy)) = (
+            personality,
+            algorithms.iter().find(|a| a.info().with_size),
+        ) {
             let refused = [
                 (cli.check, "--check"),
                 (cli.tag, "--tag"),
                 (cli.base64, "--base64"),
                 (cli.binary, "--binary"),
+                (cli.json && cli.tree.is_none(), "--json"),
+                (algorithms.len() > 1, "another -a"),
             ];
             if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
                 return Err(Error::usage(format!(
@@ -294,7 +306,10 @@ impl Mode {
             (_, true) => ProgressChoice::Never,
             _ => ProgressChoice::Auto,
         };
-        let (s3, algorithm) = crate::s3::options::resolve(&cli, hashing, algorithm)?;
+        let s3 = crate::s3::options::resolve(&cli, hashing, &algorithms)?;
+        if s3.is_none() && hashing && cli.json {
+            refuse_with_json(&cli)?;
+        }
         if cli.verify_s3.is_some() && cli.files.len() != 1 {
             return Err(Error::usage(
                 "--verify-s3 compares one file: fasthash --verify-s3 HEAD.json FILE",
@@ -306,10 +321,10 @@ impl Mode {
             ));
         }
         if cli.shard.is_some() {
-            if !hashing || s3.is_some() {
+            if !hashing || s3.is_some() || cli.json {
                 return Err(Error::usage(
                     "--shard cuts the hashing of files into parts; it does not combine with \
-                     --check, --merge, --verify-s3 or the S3 options",
+                     --check, --merge, --verify-s3, --json or the S3 options",
                 ));
             }
             if cli.files.is_empty() || cli.files.iter().any(|f| f == "-") || names_from.is_some() {
@@ -404,12 +419,8 @@ impl Mode {
             walk,
             progress,
         };
-        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256
-        // above, cksum's to CRC in `dropin::cksum`); only --check may leave it open.
-        let algorithm = algorithm.unwrap_or(Algorithm::Sha256);
         if let Some(options) = s3 {
             return Ok(Mode::S3Values(S3Values {
-                algorithm,
                 options,
                 with_names: !cli.no_names,
                 zero_terminated: cli.zero,
@@ -417,6 +428,15 @@ impl Mode {
                 run,
             }));
         }
+        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256
+        // above, cksum's to CRC in `dropin::cksum`); only --check may leave it open. A legacy
+        // checksum is never one of several (refused above).
+        let algorithms = if algorithms.is_empty() {
+            vec![Algorithm::Sha256]
+        } else {
+            algorithms
+        };
+        let legacy_only = algorithms[0].info().with_size;
         let style = LineStyle {
             tagged: dropin.as_ref().map_or(cli.tag, |d| d.tagged),
             binary: cli.binary,
@@ -429,16 +449,56 @@ impl Mode {
                 DigestEncoding::Hex
             },
             // cksum and sum name the file beside a legacy checksum only when files were named.
-            with_names: !(cli.no_names || (algorithm.info().with_size && cli.files.is_empty())),
+            with_names: !(cli.no_names || (legacy_only && cli.files.is_empty())),
             lossy_names: personality == Personality::B3sum,
         };
         Ok(Mode::Hash(Hash {
-            algorithm,
+            algorithms,
             style,
+            json: cli.json,
             shard: cli.shard,
             files,
             run,
         }))
+    }
+}
+
+/// fasthash's `-a` as typed (`-a md5,sha256`, `-a md5 -a sha256`): each algorithm once, and
+/// with `--check` one at most, which fixes the algorithm of every line.
+fn algorithm_list(cli: &Cli) -> Result<Vec<Algorithm>, Error> {
+    let list = &cli.algorithm;
+    if let Some((_, twice)) = list
+        .iter()
+        .enumerate()
+        .find(|(at, algorithm)| list[..*at].contains(algorithm))
+    {
+        return Err(Error::usage(format!(
+            "-a names {twice} twice; give each algorithm once"
+        )));
+    }
+    if cli.check && list.len() > 1 {
+        return Err(Error::usage(
+            "--check takes one -a (it reads every line with that algorithm); a manifest of \
+             several algorithms names each line's own: check it without -a",
+        ));
+    }
+    Ok(list.clone())
+}
+
+/// `--json` of digests is one object a file: line options have nothing to change in it.
+fn refuse_with_json(cli: &Cli) -> Result<(), Error> {
+    let refused = [
+        (cli.tag, "--tag"),
+        (cli.binary, "--binary"),
+        (cli.zero, "--zero"),
+        (cli.no_names, "--no-names"),
+    ];
+    match refused.iter().find(|(given, _)| *given) {
+        Some((_, option)) => Err(Error::usage(format!(
+            "{option} shapes digest lines; --json writes one JSON object a file instead \
+             (name, size, digests)"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -592,7 +652,7 @@ mod tests {
         let Mode::Hash(hash) = mode(&["/bin/sha1sum", "f"]) else {
             panic!("expected hashing");
         };
-        assert_eq!(hash.algorithm, Algorithm::Sha1);
+        assert_eq!(hash.algorithms, [Algorithm::Sha1]);
         assert_eq!(hash.files.inputs, vec![Input::Path("f".into())]);
     }
 
@@ -618,7 +678,7 @@ mod tests {
             panic!("expected hashing");
         };
         assert_eq!(hash.files.inputs, vec![Input::Stdin]);
-        assert_eq!(hash.algorithm, Algorithm::Sha256);
+        assert_eq!(hash.algorithms, [Algorithm::Sha256]);
     }
 
     #[test]
@@ -637,7 +697,10 @@ mod tests {
         let Mode::S3Values(values) = mode(&["fasthash", "--s3", "f"]) else {
             panic!("expected S3 values");
         };
-        assert_eq!(values.algorithm, Algorithm::Sha256);
+        assert_eq!(
+            values.options.algorithms().collect::<Vec<_>>(),
+            [Algorithm::Sha256]
+        );
         assert!(matches!(
             mode(&["fasthash", "--verify-s3", "head.json", "f"]),
             Mode::VerifyS3(_)

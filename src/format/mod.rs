@@ -5,6 +5,7 @@
 //! on a buffer.
 
 pub mod escape;
+pub mod hash_json;
 pub mod kernels;
 pub mod line;
 pub mod manifest;

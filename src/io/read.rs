@@ -26,6 +26,7 @@
 use super::mapped::Mapping;
 use super::Input;
 use crate::kernels::engine::{self, Split};
+use super::cache::Cache;
 use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
 use std::cell::RefCell;
 use std::fs::{File, Metadata};
@@ -75,7 +76,7 @@ impl Default for ReadOptions {
 /// window, nothing per byte).
 pub static BYTES_HASHED: AtomicU64 = AtomicU64::new(0);
 
-fn count(bytes: usize) {
+pub(crate) fn count(bytes: usize) {
     BYTES_HASHED.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
@@ -88,35 +89,98 @@ pub fn changed_error() -> io::Error {
     io::Error::other("file changed as we read it")
 }
 
+/// What one read of a file is hashed into: one algorithm's digest, or every digest of a list
+/// of algorithms (`super::multi`). The read itself (mapping or not, one call or a loop, a file
+/// that changed) is decided once, in [`hash_file_with`], for both.
+pub(crate) trait Hashing: Sync {
+    type Output: Send;
+    /// Everything `reader` yields until end of file.
+    fn reader(&self, reader: impl Read) -> io::Result<Self::Output>;
+    /// A whole file, read into memory.
+    fn buffer(&self, bytes: &[u8]) -> Self::Output;
+    /// A mapped file.
+    fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Self::Output;
+    /// What `--cache` holds for a file in this state.
+    fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Self::Output>;
+    /// Keeps `output` in `--cache` under the state the file was opened in.
+    fn remember(&self, cache: &Cache, state: &Metadata, output: &Self::Output);
+}
+
+impl Hashing for Algorithm {
+    type Output = Digest;
+
+    fn reader(&self, reader: impl Read) -> io::Result<Digest> {
+        let mut hasher = Hasher::new(*self);
+        feed_reader(reader, |bytes| hasher.update(bytes))?;
+        Ok(hasher.finalize())
+    }
+
+    fn buffer(&self, bytes: &[u8]) -> Digest {
+        crate::kernels::hash(*self, bytes)
+    }
+
+    fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Digest {
+        hash_mapping(mapping, *self, options)
+    }
+
+    fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Digest> {
+        cache.lookup(state, *self)
+    }
+
+    fn remember(&self, cache: &Cache, state: &Metadata, digest: &Digest) {
+        cache.remember(state, *self, *digest);
+    }
+}
+
 /// Hashes one input to its digest, or the error that stopped it (open, read, or a change).
 pub fn hash_input(
     input: &Input,
     algorithm: Algorithm,
     options: &ReadOptions,
 ) -> io::Result<Digest> {
+    hash_input_with(input, &algorithm, options)
+}
+
+/// [`hash_input`] into what `hashing` makes of one read.
+pub(crate) fn hash_input_with<H: Hashing>(
+    input: &Input,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
     match input {
-        Input::Stdin => hash_reader(super::stdin()?, algorithm),
+        Input::Stdin => hashing.reader(super::stdin()?),
         Input::Path(path) => {
             let Some(cache) = super::cache::active() else {
-                return hash_file(super::long_paths::open_file(path)?, algorithm, options);
+                return hash_file_with(super::long_paths::open_file(path)?, hashing, options);
             };
-            if let Some(digest) = cached(cache, path, algorithm) {
-                return Ok(digest);
+            if let Some(output) = cached(cache, path, hashing) {
+                return Ok(output);
             }
-            // Remembered under the state of the file as opened, before it is read.
-            let file = super::long_paths::open_file(path)?;
-            let before = file.metadata()?;
-            let digest = hash_file(file, algorithm, options)?;
-            cache.remember(&before, algorithm, digest);
-            Ok(digest)
+            hash_opened(super::long_paths::open_file(path)?, hashing, options)
         }
     }
 }
 
-/// The digest `--cache` has for the file at `path` in the state one stat(2) finds it in: the
-/// file is not even opened.
-fn cached(cache: &super::cache::Cache, path: &Path, algorithm: Algorithm) -> Option<Digest> {
-    cache.lookup(&super::long_paths::metadata(path).ok()?, algorithm)
+/// Hashes an opened file, kept in `--cache` (when active) under its state as opened, before
+/// it is read.
+pub(crate) fn hash_opened<H: Hashing>(
+    file: File,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
+    let Some(cache) = super::cache::active() else {
+        return hash_file_with(file, hashing, options);
+    };
+    let before = file.metadata()?;
+    let output = hash_file_with(file, hashing, options)?;
+    hashing.remember(cache, &before, &output);
+    Ok(output)
+}
+
+/// What `--cache` has for the file at `path` in the state one stat(2) finds it in: the file
+/// is not even opened.
+pub(crate) fn cached<H: Hashing>(cache: &Cache, path: &Path, hashing: &H) -> Option<H::Output> {
+    hashing.cached(cache, &super::long_paths::metadata(path).ok()?)
 }
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the
@@ -151,7 +215,7 @@ pub fn hash_inputs(
             alone.push((index, None));
             continue;
         };
-        if let Some(digest) = cache.and_then(|cache| cached(cache, path, algorithm)) {
+        if let Some(digest) = cache.and_then(|cache| cached(cache, path, &algorithm)) {
             results[index] = Some(Ok(digest));
             continue;
         }
@@ -263,7 +327,7 @@ impl engine::Pull for Files {
 /// A path of a batch, opened, with its state when it is a regular file under
 /// [`MAP_THRESHOLD`] that the lanes may read; None for anything to be hashed the usual way:
 /// mapping forced, not a regular file, empty (as /proc files claim to be), or large.
-fn open_with_small_size(
+pub(crate) fn open_with_small_size(
     path: &Path,
     options: &ReadOptions,
 ) -> io::Result<(File, Option<Metadata>)> {
@@ -288,12 +352,21 @@ fn read_once(mut file: &File, buffer: &mut [u8]) -> io::Result<usize> {
 
 /// Hashes an open file, choosing between reading and mapping.
 pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io::Result<Digest> {
+    hash_file_with(file, &algorithm, options)
+}
+
+/// [`hash_file`] into what `hashing` makes of one read.
+pub(crate) fn hash_file_with<H: Hashing>(
+    file: File,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
     let before = file.metadata()?;
     if before.is_dir() {
         return Err(directory_error(&file));
     }
     if !before.is_file() || before.len() == 0 {
-        return hash_reader(file, algorithm);
+        return hashing.reader(file);
     }
     let len = before.len();
     let map = match options.mmap {
@@ -301,26 +374,26 @@ pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io:
         MmapChoice::Always => true,
         MmapChoice::Auto => len >= MAP_THRESHOLD,
     };
-    let digest = match map.then(|| Mapping::new(&file, len)).transpose()?.flatten() {
+    let output = match map.then(|| Mapping::new(&file, len)).transpose()?.flatten() {
         Some(mapping) => {
-            let digest = hash_mapping(&mapping, algorithm, options);
+            let output = hashing.mapping(&mapping, options);
             if mapping.was_truncated() {
                 return Err(changed_error());
             }
-            digest
+            output
         }
         None => {
-            if let Some(digest) = hash_in_one_read(&file, len, algorithm)? {
+            if let Some(output) = in_one_read(&file, len, |bytes| hashing.buffer(bytes))? {
                 // One read(2) took the whole file: there was no "while" to change during.
-                return Ok(digest);
+                return Ok(output);
             }
-            hash_reader(&file, algorithm)?
+            hashing.reader(&file)?
         }
     };
     if changed(&before, &file.metadata()?) {
         return Err(changed_error());
     }
-    Ok(digest)
+    Ok(output)
 }
 
 /// The error for a directory opened to be hashed. It is read, as coreutils does, so that the
@@ -345,7 +418,11 @@ pub(crate) fn changed(before: &Metadata, after: &Metadata) -> bool {
 /// the buffer is read in one call, without the extra call that would only return end of file,
 /// and hashed from the buffer. `None` when the file is larger, or the read came back short (a
 /// file in /sys, or one that shrank): the caller reads it the long way.
-fn hash_in_one_read(mut file: &File, len: u64, algorithm: Algorithm) -> io::Result<Option<Digest>> {
+fn in_one_read<T>(
+    mut file: &File,
+    len: u64,
+    hash: impl FnOnce(&[u8]) -> T,
+) -> io::Result<Option<T>> {
     if len > READ_BUFFER_SIZE as u64 {
         return Ok(None);
     }
@@ -360,28 +437,31 @@ fn hash_in_one_read(mut file: &File, len: u64, algorithm: Algorithm) -> io::Resu
             return Ok(None);
         }
         count(len);
-        Ok(Some(crate::kernels::hash(algorithm, &buffer[..len])))
+        Ok(Some(hash(&buffer[..len])))
     })
 }
 
 /// Hashes everything `reader` yields until end of file.
-pub fn hash_reader(mut reader: impl Read, algorithm: Algorithm) -> io::Result<Digest> {
-    let mut hasher = Hasher::new(algorithm);
+pub fn hash_reader(reader: impl Read, algorithm: Algorithm) -> io::Result<Digest> {
+    algorithm.reader(reader)
+}
+
+/// Hands everything `reader` yields until end of file to `consume`, a buffer at a time.
+pub(crate) fn feed_reader(mut reader: impl Read, mut consume: impl FnMut(&[u8])) -> io::Result<()> {
     READ_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         loop {
             match reader.read(&mut buffer) {
                 Ok(0) => return Ok(()),
                 Ok(n) => {
-                    hasher.update(&buffer[..n]);
+                    consume(&buffer[..n]);
                     count(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
         }
-    })?;
-    Ok(hasher.finalize())
+    })
 }
 
 /// Hashes a mapped file by the best path its engine allows.
@@ -400,13 +480,21 @@ fn windows(len: usize) -> impl Iterator<Item = Range<usize>> {
 /// One hashing thread, fed by a helper that populates windows ahead of it and releases them
 /// behind it.
 fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Digest {
+    let mut hasher = Hasher::new(algorithm);
+    feed_mapping(mapping, |window| hasher.update(window));
+    hasher.finalize()
+}
+
+/// Hands a mapped file to `consume` a window at a time, in order, on this thread, while a
+/// helper populates windows ahead of it and releases them behind it. Stops early when the
+/// file shrank (the caller reports it as changed).
+pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     let bytes = mapping.bytes();
     let window_count = bytes.len().div_ceil(WINDOW);
-    let mut hasher = Hasher::new(algorithm);
     if window_count <= 1 {
         count(bytes.len());
-        hasher.update(bytes);
-        return hasher.finalize();
+        consume(bytes);
+        return;
     }
     mapping.advise_sequential();
     // Windows populated so far, and windows hashed so far.
@@ -461,12 +549,11 @@ fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Diges
                 break;
             }
             count(window.len());
-            hasher.update(&bytes[window]);
+            consume(&bytes[window]);
             hashed.store(index + 1, Ordering::Release);
             helper.thread().unpark();
         }
     });
-    hasher.finalize()
 }
 
 /// A CRC from windows hashed on every core, combined in order.
