@@ -261,9 +261,11 @@ impl Mode {
             _ => None,
         };
         let algorithms: Vec<Algorithm> = match personality {
-            Personality::Coreutils { .. } if dropin.is_some() => {
-                dropin.as_ref().and_then(|d| d.algorithm).into_iter().collect()
-            }
+            Personality::Coreutils { .. } if dropin.is_some() => dropin
+                .as_ref()
+                .and_then(|d| d.algorithm)
+                .into_iter()
+                .collect(),
             Personality::Coreutils { algorithm, .. } => vec![algorithm],
             Personality::B3sum => vec![Algorithm::Blake3],
             // Hashing without -a is SHA-256; --check may learn the algorithm line by line.
@@ -274,10 +276,9 @@ impl Mode {
         };
         let algorithm = algorithms.first().copied();
         // cksum's and sum's legacy checksums have one line format and nothing to check.
-        if let (Personality::Fasthash, Some(legacy)) = (
-            personality,
-            algorithms.iter().find(|a| a.info().with_size),
-        ) {
+        if let (Personality::Fasthash, Some(legacy)) =
+            (personality, algorithms.iter().find(|a| a.info().with_size))
+        {
             let refused = [
                 (cli.check, "--check"),
                 (cli.tag, "--tag"),

@@ -21,10 +21,7 @@ pub(crate) fn write_hash_object<'a>(
     encoding: DigestEncoding,
 ) -> io::Result<()> {
     let string = |text: &str| serde_json::to_string(text).map_err(io::Error::other);
-    let mut line = format!(
-        "{{\"name\":{}",
-        string(&String::from_utf8_lossy(name))?
-    );
+    let mut line = format!("{{\"name\":{}", string(&String::from_utf8_lossy(name))?);
     if std::str::from_utf8(name).is_err() {
         line.push_str(&format!(
             ",\"name_escaped\":{}",

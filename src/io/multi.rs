@@ -14,8 +14,8 @@
 use super::cache::Cache;
 use super::mapped::Mapping;
 use super::read::{
-    cached, changed, changed_error, count, feed_mapping, feed_reader, hash_input_with,
-    hash_opened, open_with_small_size, Hashing, ReadOptions,
+    cached, changed, changed_error, count, feed_mapping, feed_reader, hash_input_with, hash_opened,
+    open_with_small_size, Hashing, ReadOptions,
 };
 use super::Input;
 use crate::kernels::{engine, Algorithm, Digest, Hasher};
@@ -125,11 +125,7 @@ impl Hashing for Several<'_> {
     fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Hashed> {
         Some(Hashed {
             size: state.len(),
-            digests: self
-                .algorithms
-                .iter()
-                .map(|&a| cache.lookup(state, a))
-                .collect::<Option<_>>()?,
+            digests: cache.lookup_all(state, self.algorithms)?,
         })
     }
 
@@ -244,7 +240,10 @@ fn hash_loaded(loaded: &[(usize, Vec<u8>, Metadata)], algorithms: &[Algorithm]) 
     if loaded.is_empty() {
         return Vec::new();
     }
-    let messages: Vec<&[u8]> = loaded.iter().map(|(_, bytes, _)| bytes.as_slice()).collect();
+    let messages: Vec<&[u8]> = loaded
+        .iter()
+        .map(|(_, bytes, _)| bytes.as_slice())
+        .collect();
     let by_algorithm: Vec<Vec<Digest>> = algorithms
         .par_iter()
         .map(|&algorithm| crate::kernels::hash_many(algorithm, &messages))

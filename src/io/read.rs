@@ -23,10 +23,10 @@
 //! (`/proc` files have content but no size). A file that changes while it is hashed (another
 //! size or mtime afterwards, or pages gone under a mapping) is reported, never printed.
 
+use super::cache::Cache;
 use super::mapped::Mapping;
 use super::Input;
 use crate::kernels::engine::{self, Split};
-use super::cache::Cache;
 use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
 use std::cell::RefCell;
 use std::fs::{File, Metadata};
