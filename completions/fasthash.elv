@@ -18,8 +18,8 @@ set edit:completion:arg-completer[fasthash] = {|@words|
     }
     var completions = [
         &'fasthash'= {
-            cand -a 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too)'
-            cand --algorithm 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too)'
+            cand -a 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too). Several (`-a md5,sha256` or `-a md5 -a sha256`): each file is read once and gets one line per algorithm, in the order given'
+            cand --algorithm 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too). Several (`-a md5,sha256` or `-a md5 -a sha256`): each file is read once and gets one line per algorithm, in the order given'
             cand -j 'Threads hashing files in parallel (default: one per core)'
             cand --threads 'Threads hashing files in parallel (default: one per core)'
             cand --exclude 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match'
@@ -61,7 +61,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --no-progress 'Never show a progress bar'
             cand --s3 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
             cand --s3-header 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
-            cand --json 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag'
+            cand --json 'Print one JSON object a line. Hashing: `{"name", "size", "digests": {ALGORITHM: DIGEST}}` a file (every -a algorithm, hex or --base64); with the S3 options: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag, an object per algorithm'
             cand --etag 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)'
             cand --no-part-limits 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
             cand --mmap 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
