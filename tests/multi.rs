@@ -62,6 +62,12 @@ fn stdout_of(dir: &Path, args: &[&str]) -> Vec<u8> {
     output.stdout
 }
 
+/// Asserts that a run's standard error holds `words`.
+fn assert_says(output: &Output, words: &str) {
+    let said = text(&output.stderr);
+    assert!(said.contains(words), "{words:?} not in {said}");
+}
+
 /// The records of an output, each with its terminator.
 fn records(output: &[u8], terminator: u8) -> Vec<&[u8]> {
     output.split_inclusive(|&b| b == terminator).collect()
@@ -159,28 +165,16 @@ fn a_name_list_and_the_cache_give_the_same_lines() {
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let first = run(dir.path(), &cached);
     assert_eq!(first.stdout, expected);
-    assert!(
-        text(&first.stderr).contains("0 files unchanged, taken from it; 3 hashed"),
-        "{}",
-        text(&first.stderr)
-    );
+    assert_says(&first, "0 files unchanged, taken from it; 3 hashed");
     let again = run(dir.path(), &cached);
     assert_eq!(again.stdout, expected);
-    assert!(
-        text(&again.stderr).contains("3 files unchanged, taken from it; 0 hashed"),
-        "{}",
-        text(&again.stderr)
-    );
+    assert_says(&again, "3 files unchanged, taken from it; 0 hashed");
     // Each algorithm is kept on its own: one of them alone is taken from the cache too.
     let md5 = run(
         dir.path(),
         &["--cache", "cache", "--debug", "-a", "md5", "data/big"],
     );
-    assert!(
-        text(&md5.stderr).contains("1 files unchanged, taken from it; 0 hashed"),
-        "{}",
-        text(&md5.stderr)
-    );
+    assert_says(&md5, "1 files unchanged, taken from it; 0 hashed");
 }
 
 /// Makes a FIFO at `path` and writes `data` into it from another thread once a reader opens it.
@@ -303,11 +297,7 @@ fn shards_of_a_list_merge_into_the_run_of_the_list() {
     let refused = run(dir.path(), &["--merge", "other-1", "shard-2", "shard-3"]);
     assert_ne!(refused.status.code(), Some(0));
     assert!(refused.stdout.is_empty());
-    assert!(
-        text(&refused.stderr).contains("the algorithm or the line format differ"),
-        "{}",
-        text(&refused.stderr)
-    );
+    assert_says(&refused, "the algorithm or the line format differ");
 }
 
 #[test]
@@ -335,12 +325,18 @@ fn s3_gives_a_value_per_algorithm_from_one_read() {
     let data = random_bytes(1024 * 1024 + 3, 11);
     write_file(dir.path(), "object", &data);
     let value = |algorithm: &str| {
-        let line = stdout_of(dir.path(), &["--s3", "--no-names", "-a", algorithm, "object"]);
+        let line = stdout_of(
+            dir.path(),
+            &["--s3", "--no-names", "-a", algorithm, "object"],
+        );
         text(&line).trim_end().to_string()
     };
-    let md5 = text(&stdout_of(dir.path(), &["-a", "md5", "--no-names", "object"]))
-        .trim_end()
-        .to_string();
+    let md5 = text(&stdout_of(
+        dir.path(),
+        &["-a", "md5", "--no-names", "object"],
+    ))
+    .trim_end()
+    .to_string();
     let expected = format!(
         "{} \"{md5}\"  object\n{} \"{md5}\"  object\n",
         value("sha256"),
@@ -348,7 +344,10 @@ fn s3_gives_a_value_per_algorithm_from_one_read() {
     );
     std::fs::remove_file(dir.path().join("object")).unwrap();
     let writer = fifo_with(&dir.path().join("object"), data.clone());
-    let got = stdout_of(dir.path(), &["--s3", "--etag", "-a", "sha256,crc32", "object"]);
+    let got = stdout_of(
+        dir.path(),
+        &["--s3", "--etag", "-a", "sha256,crc32", "object"],
+    );
     writer.join().unwrap();
     assert_eq!(text(&got), expected);
     let piped = fasthash(dir.path())

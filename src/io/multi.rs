@@ -14,8 +14,8 @@
 use super::cache::Cache;
 use super::mapped::Mapping;
 use super::read::{
-    cached, changed, changed_error, count, feed_mapping, feed_reader, hash_input_with, hash_opened,
-    open_with_small_size, Hashing, ReadOptions,
+    changed, changed_error, count, feed_mapping, feed_reader, hash_each, in_order, open_batch,
+    remember_all, Batch, Hashing, ReadOptions,
 };
 use super::Input;
 use crate::kernels::{engine, Algorithm, Digest, Hasher};
@@ -141,74 +141,55 @@ const BATCH_MEMORY: u64 = 32 * 1024 * 1024;
 
 /// Hashes several inputs, in order, each read once: small regular files whole into memory and
 /// hashed there by every algorithm (in lanes where they pay), everything else one by one on
-/// the pool, as [`hash_input_with`] does.
+/// the pool, as [`super::read::hash_input_with`] does.
 pub(crate) fn hash_inputs(
     inputs: &[&Input],
     several: &Several,
     options: &ReadOptions,
 ) -> Vec<io::Result<Hashed>> {
-    use rayon::prelude::*;
-    // Standard input is read once, in order: a list that names it stays sequential.
-    if inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin) {
-        return inputs
-            .iter()
-            .map(|input| hash_input_with(*input, several, options))
-            .collect();
+    if let Some(results) = in_order(inputs, several, options) {
+        return results;
     }
     let cache = super::cache::active();
-    let mut results: Vec<Option<io::Result<Hashed>>> = inputs.iter().map(|_| None).collect();
-    // Small files read whole: their place, their bytes, their state before the read.
-    let mut loaded: Vec<(usize, Vec<u8>, Metadata)> = Vec::new();
-    // The others, opened (None: to be opened again and read from the start).
-    let mut alone: Vec<(usize, Option<File>)> = Vec::new();
+    let Batch {
+        mut results,
+        mut states,
+        opened,
+        mut alone,
+    } = open_batch(inputs, several, options);
+    // Small files read whole: their place and their bytes.
+    let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
-    for (index, input) in inputs.iter().enumerate() {
-        let Input::Path(path) = input else {
-            alone.push((index, None));
-            continue;
-        };
-        if let Some(hashed) = cache.and_then(|cache| cached(cache, path, several)) {
-            results[index] = Some(Ok(hashed));
-            continue;
-        }
-        match open_with_small_size(path, options) {
-            Err(error) => results[index] = Some(Err(error)),
-            Ok((file, Some(before))) if held < BATCH_MEMORY => match read_whole(&file, &before) {
+    for (index, file, small) in opened {
+        match small.filter(|_| held < BATCH_MEMORY) {
+            Some(before) => match read_whole(&file, &before) {
                 Ok(Some(bytes)) => {
                     held += bytes.len() as u64;
-                    loaded.push((index, bytes, before));
+                    loaded.push((index, bytes));
                 }
                 // Shorter than its size said (a file that shrank, one in /sys): the usual
-                // way, from the start.
-                Ok(None) => alone.push((index, None)),
+                // way, from the start, which keeps it in the cache under its new state.
+                Ok(None) => {
+                    states[index] = None;
+                    alone.push((index, None));
+                }
                 Err(error) => results[index] = Some(Err(error)),
             },
-            Ok((file, _)) => alone.push((index, Some(file))),
+            None => alone.push((index, Some(file))),
         }
     }
     let (from_memory, hashed) = rayon::join(
         || hash_loaded(&loaded, several.algorithms),
-        || {
-            alone
-                .into_par_iter()
-                .map(|(index, file)| {
-                    let result = match file {
-                        Some(file) => hash_opened(file, several, options),
-                        None => hash_input_with(inputs[index], several, options),
-                    };
-                    (index, result)
-                })
-                .collect::<Vec<_>>()
-        },
+        || hash_each(alone, inputs, several, options),
     );
-    for ((index, _, before), hashed) in loaded.iter().zip(from_memory) {
-        if let Some(cache) = cache {
-            several.remember(cache, before, &hashed);
-        }
+    for ((index, _), hashed) in loaded.iter().zip(from_memory) {
         results[*index] = Some(Ok(hashed));
     }
     for (index, result) in hashed {
         results[index] = Some(result);
+    }
+    if let Some(cache) = cache {
+        remember_all(cache, several, &states, &results);
     }
     results
         .into_iter()
@@ -235,15 +216,12 @@ fn read_whole(file: &File, before: &Metadata) -> io::Result<Option<Vec<u8>>> {
 
 /// Files in memory hashed by every algorithm, each algorithm over all of them at once (side
 /// by side in its lanes where they pay), the algorithms on the pool.
-fn hash_loaded(loaded: &[(usize, Vec<u8>, Metadata)], algorithms: &[Algorithm]) -> Vec<Hashed> {
+fn hash_loaded(loaded: &[(usize, Vec<u8>)], algorithms: &[Algorithm]) -> Vec<Hashed> {
     use rayon::prelude::*;
     if loaded.is_empty() {
         return Vec::new();
     }
-    let messages: Vec<&[u8]> = loaded
-        .iter()
-        .map(|(_, bytes, _)| bytes.as_slice())
-        .collect();
+    let messages: Vec<&[u8]> = loaded.iter().map(|(_, bytes)| bytes.as_slice()).collect();
     let by_algorithm: Vec<Vec<Digest>> = algorithms
         .par_iter()
         .map(|&algorithm| crate::kernels::hash_many(algorithm, &messages))

@@ -192,49 +192,20 @@ pub fn hash_inputs(
     algorithm: Algorithm,
     options: &ReadOptions,
 ) -> Vec<io::Result<Digest>> {
-    use rayon::prelude::*;
-    // Standard input is read once, in order: a list that names it stays sequential.
-    if inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin) {
-        return inputs
-            .iter()
-            .map(|input| hash_input(input, algorithm, options))
-            .collect();
+    if let Some(results) = in_order(inputs, &algorithm, options) {
+        return results;
     }
-    let mut results: Vec<Option<io::Result<Digest>>> = inputs.iter().map(|_| None).collect();
     // Every path opened once, with the state of those small enough for the lanes; which of
     // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
     let engine = engine::chosen(algorithm);
-    let mut opened: Vec<(usize, File, Option<Metadata>)> = Vec::new();
-    // With --cache: each opened file's state before it is read, to remember its digest by.
     let cache = super::cache::active();
-    let mut states: Vec<Option<Metadata>> = inputs.iter().map(|_| None).collect();
-    let mut alone: Vec<(usize, Option<File>)> = Vec::new();
-    for (index, input) in inputs.iter().enumerate() {
-        let Input::Path(path) = input else {
-            alone.push((index, None));
-            continue;
-        };
-        if let Some(digest) = cache.and_then(|cache| cached(cache, path, &algorithm)) {
-            results[index] = Some(Ok(digest));
-            continue;
-        }
-        match open_with_small_size(path, options) {
-            Ok((file, small)) => {
-                if cache.is_some() {
-                    match small.clone().map_or_else(|| file.metadata(), Ok) {
-                        Ok(before) => states[index] = Some(before),
-                        Err(error) => {
-                            results[index] = Some(Err(error));
-                            continue;
-                        }
-                    }
-                }
-                opened.push((index, file, small))
-            }
-            Err(error) => results[index] = Some(Err(error)),
-        }
-    }
+    let Batch {
+        mut results,
+        states,
+        opened,
+        mut alone,
+    } = open_batch(inputs, &algorithm, options);
     let small_lengths: Vec<usize> = opened
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
@@ -252,18 +223,7 @@ pub fn hash_inputs(
             Some(lanes) if !files.0.is_empty() => (lanes.pull)(&mut files),
             _ => Vec::new(),
         },
-        || {
-            alone
-                .into_par_iter()
-                .map(|(index, file)| {
-                    let result = match file {
-                        Some(file) => hash_file(file, algorithm, options),
-                        None => hash_input(inputs[index], algorithm, options),
-                    };
-                    (index, result)
-                })
-                .collect::<Vec<_>>()
-        },
+        || hash_each(alone, inputs, &algorithm, options),
     );
     for ((index, file, before), result) in files.0.iter().zip(pulled) {
         results[*index] = Some(match result {
@@ -293,16 +253,119 @@ pub fn hash_inputs(
         results[index] = Some(result);
     }
     if let Some(cache) = cache {
-        for (state, result) in states.iter().zip(&results) {
-            if let (Some(before), Some(Ok(digest))) = (state, result) {
-                cache.remember(before, algorithm, *digest);
-            }
-        }
+        remember_all(cache, &algorithm, &states, &results);
     }
     results
         .into_iter()
         .map(|result| result.expect("every input has a result"))
         .collect()
+}
+
+/// A batch of one input, or one that names standard input (read once, in order: a list that
+/// names it stays sequential), hashed one input after the other; None for any other batch.
+pub(crate) fn in_order<H: Hashing>(
+    inputs: &[&Input],
+    hashing: &H,
+    options: &ReadOptions,
+) -> Option<Vec<io::Result<H::Output>>> {
+    let sequential = inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin);
+    sequential.then(|| {
+        inputs
+            .iter()
+            .map(|input| hash_input_with(input, hashing, options))
+            .collect()
+    })
+}
+
+/// A batch of paths once looked up in `--cache` and opened.
+pub(crate) struct Batch<O> {
+    /// Each input's result, where the cache gave it or opening failed.
+    pub results: Vec<Option<io::Result<O>>>,
+    /// With `--cache`: each opened file's state before it is read, to remember it by.
+    pub states: Vec<Option<Metadata>>,
+    /// Each opened file: its place, the file, and its state when small enough to be read
+    /// whole or by the lanes ([`open_with_small_size`]).
+    pub opened: Vec<(usize, File, Option<Metadata>)>,
+    /// Inputs to be hashed the usual way ([`hash_each`]), with their file when it is open:
+    /// at first those that are not paths (nothing opened).
+    pub alone: Vec<(usize, Option<File>)>,
+}
+
+/// Every path of a batch taken from `--cache` or opened once.
+pub(crate) fn open_batch<H: Hashing>(
+    inputs: &[&Input],
+    hashing: &H,
+    options: &ReadOptions,
+) -> Batch<H::Output> {
+    let cache = super::cache::active();
+    let mut batch = Batch {
+        results: inputs.iter().map(|_| None).collect(),
+        states: inputs.iter().map(|_| None).collect(),
+        opened: Vec::new(),
+        alone: Vec::new(),
+    };
+    for (index, input) in inputs.iter().enumerate() {
+        let Input::Path(path) = input else {
+            batch.alone.push((index, None));
+            continue;
+        };
+        if let Some(output) = cache.and_then(|cache| cached(cache, path, hashing)) {
+            batch.results[index] = Some(Ok(output));
+            continue;
+        }
+        match open_with_small_size(path, options) {
+            Ok((file, small)) => {
+                if cache.is_some() {
+                    match small.clone().map_or_else(|| file.metadata(), Ok) {
+                        Ok(before) => batch.states[index] = Some(before),
+                        Err(error) => {
+                            batch.results[index] = Some(Err(error));
+                            continue;
+                        }
+                    }
+                }
+                batch.opened.push((index, file, small))
+            }
+            Err(error) => batch.results[index] = Some(Err(error)),
+        }
+    }
+    batch
+}
+
+/// The inputs of a batch hashed one by one on the pool, as [`hash_input_with`] does: each
+/// with its place in the batch, and its file when already opened (None: opened here).
+pub(crate) fn hash_each<H: Hashing>(
+    alone: Vec<(usize, Option<File>)>,
+    inputs: &[&Input],
+    hashing: &H,
+    options: &ReadOptions,
+) -> Vec<(usize, io::Result<H::Output>)> {
+    use rayon::prelude::*;
+    alone
+        .into_par_iter()
+        .map(|(index, file)| {
+            let result = match file {
+                Some(file) => hash_file_with(file, hashing, options),
+                None => hash_input_with(inputs[index], hashing, options),
+            };
+            (index, result)
+        })
+        .collect()
+}
+
+/// Keeps in `--cache` what a batch hashed, each under the state its file was opened in (None
+/// where the result came from elsewhere: the cache itself, standard input).
+pub(crate) fn remember_all<H: Hashing>(
+    cache: &Cache,
+    hashing: &H,
+    states: &[Option<Metadata>],
+    results: &[Option<io::Result<H::Output>>],
+) {
+    for (state, result) in states.iter().zip(results) {
+        if let (Some(before), Some(Ok(output))) = (state, result) {
+            hashing.remember(cache, before, output);
+        }
+    }
 }
 
 /// The files a batch hashes side by side, pulled by the lanes as they reach them: (input
@@ -327,7 +390,7 @@ impl engine::Pull for Files {
 /// A path of a batch, opened, with its state when it is a regular file under
 /// [`MAP_THRESHOLD`] that the lanes may read; None for anything to be hashed the usual way:
 /// mapping forced, not a regular file, empty (as /proc files claim to be), or large.
-pub(crate) fn open_with_small_size(
+fn open_with_small_size(
     path: &Path,
     options: &ReadOptions,
 ) -> io::Result<(File, Option<Metadata>)> {
