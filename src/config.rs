@@ -674,6 +674,34 @@ mod tests {
     }
 
     #[test]
+    fn a_list_of_algorithms_keeps_its_order_and_json_is_hashings_own() {
+        let Mode::Hash(hash) = mode(&["fasthash", "-a", "md5,SHA256", "-a", "blake3", "f"]) else {
+            panic!("expected hashing");
+        };
+        assert_eq!(
+            hash.algorithms,
+            [Algorithm::Md5, Algorithm::Sha256, Algorithm::Blake3]
+        );
+        assert!(!hash.json);
+        let Mode::Hash(hash) = mode(&["fasthash", "--json", "-a", "blake3", "f"]) else {
+            panic!("--json alone is hashing's JSON");
+        };
+        assert!(hash.json);
+        let Mode::S3Values(values) = mode(&["fasthash", "--s3", "-a", "sha256,crc64nvme", "f"])
+        else {
+            panic!("expected S3 values");
+        };
+        assert_eq!(
+            values.options.algorithms().collect::<Vec<_>>(),
+            [Algorithm::Sha256, Algorithm::Crc64Nvme]
+        );
+        assert_eq!(
+            usage_message(&["fasthash", "-a", "xxh3,sha1,xxh3"]),
+            "-a names xxh3 twice; give each algorithm once"
+        );
+    }
+
+    #[test]
     fn no_file_means_standard_input() {
         let Mode::Hash(hash) = mode(&["fasthash"]) else {
             panic!("expected hashing");

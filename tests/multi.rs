@@ -309,6 +309,25 @@ fn s3_gives_a_value_per_algorithm_from_one_read() {
         &["--s3-header", "data/small/02"],
         &["--s3", "--etag", "--part-size", "5MiB", "data/big"],
         &["--json", "--etag", "--part-size", "5MiB", "data/big"],
+        // Ten parts: read in step, a group of parts side by side in each algorithm's lanes.
+        &[
+            "--s3",
+            "--etag",
+            "--part-size",
+            "1MiB",
+            "--no-part-limits",
+            "data/big",
+        ],
+        &[
+            "--s3",
+            "--etag",
+            "--part-size",
+            "1MiB",
+            "--no-part-limits",
+            "-j",
+            "1",
+            "data/big",
+        ],
     ] {
         let list = ["sha256", "crc64nvme", "md5"];
         let expected = interleaved(dir.path(), &list, options, b'\n');
