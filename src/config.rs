@@ -285,8 +285,13 @@ impl Mode {
                 (cli.base64, "--base64"),
                 (cli.binary, "--binary"),
                 (cli.json && cli.tree.is_none(), "--json"),
-                (algorithms.len() > 1, "another -a"),
             ];
+            if algorithms.len() > 1 {
+                return Err(Error::usage(format!(
+                    "-a {legacy} prints the line of cksum or sum (the checksum and the size in \
+                     decimal); it is not one of a list of algorithms"
+                )));
+            }
             if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
                 return Err(Error::usage(format!(
                     "{option} does not apply to -a {legacy}: its line is the checksum and the size \
