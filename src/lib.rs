@@ -104,6 +104,11 @@ fn run_over_files(
         }
     }
     let status = work(&mut io::WholeLines::new(io::RawStdout, line_end));
+    if let (true, Some(filter)) = (settings.debug, config.mode.filter()) {
+        for (option, pattern) in filter.unmatched() {
+            reporter.say(&Message::FilterMatchedNothing { option, pattern });
+        }
+    }
     if let (Some(cache), Some(path)) = (io::cache::active(), &settings.cache) {
         if settings.debug {
             let (hits, misses) = cache.counts();

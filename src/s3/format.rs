@@ -13,7 +13,7 @@ pub enum S3Format {
     Value { with_etag: bool },
     /// `--etag` alone: `"ETAG"  NAME`.
     Etag,
-    /// `--s3-header`: `x-amz-checksum-ALGO: VALUE`.
+    /// `--s3-header`: `x-amz-checksum-ALGO: VALUE`, then `ETag: "ETAG"` with `--etag`.
     Header,
     /// `--s3-preset`: `ALGORITHM TYPE VALUE "ETAG"  NAME`.
     Preset,
@@ -84,7 +84,14 @@ pub(crate) fn write_s3(
                 name,
                 false,
                 zero_terminated,
-            )
+            )?;
+            // `--etag` asked for it too: the header S3 sends it in.
+            match &result.etag {
+                Some(etag) => {
+                    write_fields_line(out, &format!("ETag: {etag}"), name, false, zero_terminated)
+                }
+                None => Ok(()),
+            }
         }
         S3Format::Preset => write_fields_line(
             out,
