@@ -64,7 +64,7 @@ Register-ArgumentCompleter -Native -CommandName 'fasthash' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar')
             [CompletionResult]::new('--s3', '--s3', [CompletionResultType]::ParameterName, 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`')
             [CompletionResult]::new('--s3-header', '--s3-header', [CompletionResultType]::ParameterName, 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)')
             [CompletionResult]::new('--etag', '--etag', [CompletionResultType]::ParameterName, 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)')
             [CompletionResult]::new('--no-part-limits', '--no-part-limits', [CompletionResultType]::ParameterName, 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts')
             [CompletionResult]::new('--mmap', '--mmap', [CompletionResultType]::ParameterName, 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)')
