@@ -5,11 +5,11 @@
 //! line, not two. Lines come in manifest order, then the new files in walk order; a summary
 //! on standard error counts each kind; any NEW, MISSING, MOVED or FAILED fails the run.
 
+use crate::check::{Checked, Tally};
 use crate::config::Audit;
 use crate::error::Error;
 use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
-use crate::check::{Checked, Tally};
 use crate::format::status::{
     write_status, write_summary_json, FileStatus as Status, Listed, ManifestSummary, Summary,
 };
@@ -91,10 +91,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
     }
 
     // The files the manifests do not list, in walk order.
-    let listed: HashSet<Vec<u8>> = listings
-        .iter()
-        .map(|l| normalized(&l.entry.name))
-        .collect();
+    let listed: HashSet<Vec<u8>> = listings.iter().map(|l| normalized(&l.entry.name)).collect();
     let walk = WalkOptions {
         recursive: true,
         follow_links: audit.follow_links,
@@ -138,8 +135,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
     // one listed. Each missing entry explains at most one new file, first come first.
     let mut missing_algorithms: Vec<Algorithm> = Vec::new();
     let mut missing_by_digest: HashMap<(Algorithm, Digest), Vec<usize>> = HashMap::new();
-    for (index, (listing, (status, _))) in listings.iter().zip(&listed_results).enumerate().rev()
-    {
+    for (index, (listing, (status, _))) in listings.iter().zip(&listed_results).enumerate().rev() {
         if *status != Status::Missing {
             continue;
         }
@@ -197,8 +193,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
     }
     // Listed files in manifest order (a moved one where it was listed), then the new ones.
     let mut report: Vec<(Vec<u8>, Status, Option<Listed>)> = Vec::new();
-    for (index, (listing, (status, algorithm))) in listings.iter().zip(listed_results).enumerate()
-    {
+    for (index, (listing, (status, algorithm))) in listings.iter().zip(listed_results).enumerate() {
         let place = |algorithm| Listed {
             manifest: check.manifests[listing.manifest].name_bytes(),
             line: listing.line,

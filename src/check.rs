@@ -11,8 +11,8 @@ use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
 use crate::format::status::{
-    write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus,
-    Listed, ManifestSummary, Summary,
+    write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus, Listed,
+    ManifestSummary, Summary,
 };
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
@@ -120,7 +120,10 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
         let summary = Summary {
             verified,
             tally,
-            manifests: manifests.iter().map(|m| m.summary(&check.options)).collect(),
+            manifests: manifests
+                .iter()
+                .map(|m| m.summary(&check.options))
+                .collect(),
             tree: None,
         };
         write_summary_json(out, &summary)

@@ -173,7 +173,9 @@ pub(crate) enum Field {
         part_count: Option<u64>,
     },
     /// The ETag: the MD5 of the file, or with a part count the MD5 of the parts' MD5s.
-    Etag { part_count: Option<u64> },
+    Etag {
+        part_count: Option<u64>,
+    },
 }
 
 /// What the comparison of one field came to.
@@ -237,7 +239,9 @@ pub(crate) fn write_field_line(out: &mut impl Write, check: &FieldCheck) -> io::
                 (Field::Checksum { .. }, Some(size), Some(count)) => {
                     format!(" (COMPOSITE, {count} parts of {size} bytes)")
                 }
-                (Field::Etag { .. }, Some(size), _) => format!(" (multipart, parts of {size} bytes)"),
+                (Field::Etag { .. }, Some(size), _) => {
+                    format!(" (multipart, parts of {size} bytes)")
+                }
                 _ => String::new(),
             };
             writeln!(out, "{field}: OK{detail}")
@@ -322,7 +326,9 @@ fn field_json(check: &FieldCheck) -> Value {
     object.insert("status".into(), check.status().into());
     // A size is a number, as S3 prints it; the other values are text.
     let value = |text: &str| match check.field {
-        Field::ContentLength => text.parse::<u64>().map_or_else(|_| text.into(), Value::from),
+        Field::ContentLength => text
+            .parse::<u64>()
+            .map_or_else(|_| text.into(), Value::from),
         _ => Value::from(text),
     };
     object.insert("expected".into(), value(&check.expected));
