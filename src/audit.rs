@@ -207,10 +207,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
         per_manifest[listing.manifest].count(&status);
         report.push((name, status, Some(listed)));
     }
-    let mut tally = Tally::default();
-    for manifest in &per_manifest {
-        tally.add(manifest);
-    }
+    let mut tally = Tally::total(&per_manifest);
     for name in unlisted {
         tally.count(&Status::New);
         report.push((name, Status::New, None));
@@ -243,14 +240,13 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 .manifests
                 .first()
                 .map_or(&b"-"[..], |input| input.name_bytes());
-            let counts = [
-                ("OK", tally.ok),
-                ("FAILED", tally.failed),
-                ("unreadable", tally.unreadable),
-                ("MISSING", tally.missing),
-                ("MOVED", tally.moved),
-                ("NEW", tally.new),
-            ];
+            // The text line's words for the counts, in their order; improper lines apart.
+            let words = ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"];
+            let counts: Vec<(&str, u64)> = words
+                .iter()
+                .zip(tally.counts())
+                .map(|(word, (_, count))| (*word, count))
+                .collect();
             let summary = Message::AuditSummary {
                 manifest,
                 tree: tree_name,
@@ -300,10 +296,7 @@ fn ended_early(
     failed_manifest: Option<(usize, String)>,
     tree: Option<(&[u8], Option<String>)>,
 ) -> Checked {
-    let mut tally = Tally::default();
-    for manifest in per_manifest {
-        tally.add(manifest);
-    }
+    let tally = Tally::total(per_manifest);
     let written = if audit.check.json && !audit.check.options.status {
         let tree_name = audit.tree.as_os_str().as_bytes();
         let summary = Summary {

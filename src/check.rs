@@ -62,6 +62,15 @@ impl Tally {
         ]
     }
 
+    /// The sum of `tallies`.
+    pub(crate) fn total<'a>(tallies: impl IntoIterator<Item = &'a Tally>) -> Tally {
+        let mut total = Tally::default();
+        for tally in tallies {
+            total.add(tally);
+        }
+        total
+    }
+
     pub(crate) fn add(&mut self, other: &Tally) {
         self.ok += other.ok;
         self.failed += other.failed;
