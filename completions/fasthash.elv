@@ -61,7 +61,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --no-progress 'Never show a progress bar'
             cand --s3 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
             cand --s3-header 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
-            cand --json 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag'
+            cand --json 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
             cand --etag 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size); alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an `ETag:` header line'
             cand --no-part-limits 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
             cand --mmap 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'

@@ -63,7 +63,7 @@ complete -c fasthash -l progress -d 'Show the progress bar at once (default: onl
 complete -c fasthash -l no-progress -d 'Never show a progress bar'
 complete -c fasthash -l s3 -d 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
 complete -c fasthash -l s3-header -d 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
-complete -c fasthash -l json -d 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag'
+complete -c fasthash -l json -d 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
 complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size); alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an `ETag:` header line'
 complete -c fasthash -l no-part-limits -d 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
 complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'

@@ -283,7 +283,8 @@ pub struct Cli {
     pub s3_header: bool,
 
     /// Print one JSON object a line: name, size, algorithm, digest, S3 header and value,
-    /// checksum type, parts, ETag
+    /// checksum type, parts, ETag; with --check (and --tree), one object a file and a summary
+    /// object; with --verify-s3, the verdict as one object (every field: docs/json.md)
     #[arg(long, help_heading = "Amazon S3")]
     pub json: bool,
 

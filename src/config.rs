@@ -118,14 +118,14 @@ pub struct Check {
     pub retag: Retag,
     /// `--exclude`/`--include`: the listed files to check.
     pub filter: Filter,
+    /// `--json`: the statuses and the summary as JSON objects, one a line.
+    pub json: bool,
     pub run: RunSettings,
 }
 
 #[derive(Debug)]
 pub struct Audit {
     pub tree: PathBuf,
-    /// `--json`: the statuses as JSON lines.
-    pub json: bool,
     /// `-L`: follow links met in the tree (its files are filtered by `check.filter`).
     pub follow_links: bool,
     pub check: Check,
@@ -136,6 +136,8 @@ pub struct VerifyS3 {
     /// The JSON that S3 printed.
     pub json: PathBuf,
     pub file: PathBuf,
+    /// `--json`: the verdict as one JSON object.
+    pub json_output: bool,
     pub run: RunSettings,
 }
 
@@ -375,10 +377,16 @@ impl Mode {
             return Ok(Mode::VerifyS3(VerifyS3 {
                 json: PathBuf::from(json),
                 file,
+                json_output: cli.json,
                 run,
             }));
         }
         if cli.merge {
+            if cli.json {
+                return Err(Error::usage(
+                    "--merge writes the shards' own lines; --json does not apply to it",
+                ));
+            }
             return Ok(Mode::Merge(Merge {
                 shards: inputs,
                 run,
@@ -409,12 +417,12 @@ impl Mode {
                 type_name,
                 retag,
                 filter: walk.filter.clone(),
+                json: cli.json,
                 run,
             };
             return Ok(match &cli.tree {
                 Some(tree) => Mode::Audit(Audit {
                     tree: PathBuf::from(tree),
-                    json: cli.json,
                     follow_links: cli.follow,
                     check,
                 }),
@@ -814,7 +822,17 @@ mod tests {
         else {
             panic!("expected an audit");
         };
-        assert!(audit.json);
+        assert!(audit.check.json);
+        let Mode::Check(check) = mode(&["fasthash", "-c", "--json", "SUMS"]) else {
+            panic!("expected checking");
+        };
+        assert!(check.json);
+        let Mode::VerifyS3(verify) = mode(&["fasthash", "--verify-s3", "h.json", "f", "--json"])
+        else {
+            panic!("expected --verify-s3");
+        };
+        assert!(verify.json_output);
+        assert!(usage_message(&["fasthash", "--merge", "--json", "s1"]).contains("--json"));
         assert_eq!(audit.check.algorithm, None);
         let Mode::S3Values(values) = mode(&["fasthash", "--s3", "f"]) else {
             panic!("expected S3 values");

@@ -36,8 +36,8 @@ pub(crate) fn resolve(
 ) -> Result<(Option<S3Options>, Option<Algorithm>), Error> {
     let asked = cli.s3
         || cli.s3_header
-        // With --tree, --json is the audit's format.
-        || (cli.json && cli.tree.is_none())
+        // With --check and --verify-s3, --json is the format of their statuses.
+        || (cli.json && hashing)
         || cli.part_size.is_some()
         || cli.checksum_type.is_some()
         || cli.etag
