@@ -17,7 +17,7 @@ use crate::io::Input;
 use crate::kernels::Digest;
 use crate::report::Reporter;
 use crate::s3;
-use crate::s3::format::write_s3;
+use crate::s3::format::write_s3_results;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
@@ -101,16 +101,14 @@ pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Repor
                 .collect()
         },
         |mut out, input, results| {
-            results.iter().try_for_each(|result| {
-                write_s3(
-                    &mut out,
-                    values.options.format,
-                    result,
-                    input.name_bytes(),
-                    values.with_names,
-                    values.zero_terminated,
-                )
-            })
+            write_s3_results(
+                &mut out,
+                values.options.format,
+                &results,
+                input.name_bytes(),
+                values.with_names,
+                values.zero_terminated,
+            )
         },
     )
 }

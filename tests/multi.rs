@@ -6,8 +6,8 @@
 
 mod common;
 
+use base64::Engine as _;
 use common::{fasthash, program, random_bytes, text, write_file};
-use fasthash::format::quote::quote_name_lossless;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::io::Write;
@@ -339,6 +339,26 @@ fn s3_gives_a_value_per_algorithm_from_one_read() {
             "{options:?}"
         );
     }
+    // Header lines: each algorithm's, then the file's ETag once.
+    let headers = stdout_of(
+        dir.path(),
+        &[
+            "--s3-header",
+            "--etag",
+            "-a",
+            "sha256,crc32",
+            "data/small/02",
+        ],
+    );
+    let sha256 = stdout_of(
+        dir.path(),
+        &["--s3-header", "-a", "sha256", "data/small/02"],
+    );
+    let crc32_and_etag = stdout_of(
+        dir.path(),
+        &["--s3-header", "--etag", "-a", "crc32", "data/small/02"],
+    );
+    assert_eq!(text(&headers), text(&[sha256, crc32_and_etag].concat()));
     // The ETag from a FIFO and from standard input: its MD5 comes from the one read that gives
     // the S3 values. Expected from runs of one algorithm each, no ETag, on a regular file.
     let data = random_bytes(1024 * 1024 + 3, 11);
@@ -425,8 +445,11 @@ fn json_gives_one_object_a_file_with_every_digest() {
                 .len();
             assert_eq!(object["size"], size);
             match std::str::from_utf8(name) {
-                Ok(_) => assert!(object.get("name_escaped").is_none()),
-                Err(_) => assert_eq!(object["name_escaped"], quote_name_lossless(name)),
+                Ok(_) => assert!(object.get("name_base64").is_none()),
+                Err(_) => assert_eq!(
+                    object["name_base64"],
+                    base64::engine::general_purpose::STANDARD.encode(name)
+                ),
             }
         }
     }
@@ -469,8 +492,8 @@ fn lists_that_cannot_mean_anything_are_refused() {
             &["-a", "md5,crc", "f"],
             "-a crc prints the line of cksum or sum",
         ),
-        (&["--json", "--tag", "f"], "--tag shapes digest lines"),
-        (&["--json", "-z", "f"], "--zero shapes digest lines"),
+        (&["--json", "--tag", "f"], "--tag does nothing with --json"),
+        (&["--json", "-z", "f"], "-z does nothing with --json"),
         (&["--json", "--shard", "1/2", "f"], "--shard cuts"),
     ] {
         let output = run(dir.path(), args);

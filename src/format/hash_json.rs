@@ -1,15 +1,13 @@
 //! `--json` when hashing: one JSON object a line for each file,
 //! `{"name": ..., "size": N, "digests": {"md5": "...", "sha256": "..."}}`, the digests keyed by
-//! the algorithms' `-a` names in the order given, encoded as the lines would be (hex, or
-//! base64 with `--base64`). `docs/json.md` (`## Hashing`) describes it.
-//!
-//! A name that is not UTF-8 cannot be a JSON string as it is: `name` holds it with the
-//! invalid bytes replaced, and `name_escaped` (only then) holds it quoted as coreutils quotes
-//! names (`format::quote`), which gives every byte back.
+//! the algorithms' `-a` names, encoded as the lines would be (hex, or base64 with `--base64`).
+//! `docs/json.md` (`## Hashing`) describes it. A name is written as in every other object of
+//! fasthash's ([`insert_name`]: `name`, and `name_base64` when it is not UTF-8).
 
-use super::quote::quote_name_lossless;
+use super::status::{insert_name, write_object};
 use super::DigestEncoding;
 use crate::kernels::{Algorithm, Digest};
+use serde_json::{Map, Value};
 use std::io::{self, Write};
 
 /// Writes the object of one file, and its newline.
@@ -20,27 +18,15 @@ pub(crate) fn write_hash_object<'a>(
     digests: impl IntoIterator<Item = (Algorithm, &'a Digest)>,
     encoding: DigestEncoding,
 ) -> io::Result<()> {
-    let string = |text: &str| serde_json::to_string(text).map_err(io::Error::other);
-    let mut line = format!("{{\"name\":{}", string(&String::from_utf8_lossy(name))?);
-    if std::str::from_utf8(name).is_err() {
-        line.push_str(&format!(
-            ",\"name_escaped\":{}",
-            string(&quote_name_lossless(name))?
-        ));
-    }
-    line.push_str(&format!(",\"size\":{size},\"digests\":{{"));
-    for (index, (algorithm, digest)) in digests.into_iter().enumerate() {
-        if index > 0 {
-            line.push(',');
-        }
-        line.push_str(&format!(
-            "{}:{}",
-            string(&algorithm.to_string())?,
-            string(&encoding.encode(digest))?
-        ));
-    }
-    line.push_str("}}\n");
-    out.write_all(line.as_bytes())
+    let mut object = Map::new();
+    insert_name(&mut object, "name", name);
+    object.insert("size".into(), size.into());
+    let digests: Map<String, Value> = digests
+        .into_iter()
+        .map(|(algorithm, digest)| (algorithm.to_string(), encoding.encode(digest).into()))
+        .collect();
+    object.insert("digests".into(), digests.into());
+    write_object(out, object)
 }
 
 #[cfg(test)]
@@ -65,10 +51,10 @@ mod tests {
     }
 
     #[test]
-    fn one_object_with_every_digest_in_order() {
+    fn one_object_with_every_digest() {
         let json = object(b"a \"b\"\n", DigestEncoding::Hex);
         assert_eq!(json["name"], "a \"b\"\n");
-        assert!(json.get("name_escaped").is_none());
+        assert!(json.get("name_base64").is_none());
         assert_eq!(json["size"], 3);
         assert_eq!(json["digests"]["md5"], "900150983cd24fb0d6963f7d28e17f72");
         assert_eq!(
@@ -80,9 +66,9 @@ mod tests {
     }
 
     #[test]
-    fn a_name_that_is_not_utf8_is_also_given_escaped() {
+    fn a_name_that_is_not_utf8_is_also_given_exactly() {
         let json = object(b"a\xffb", DigestEncoding::Hex);
         assert_eq!(json["name"], "a\u{fffd}b");
-        assert_eq!(json["name_escaped"], "'a'$'\\377''b'");
+        assert_eq!(json["name_base64"], "Yf9i");
     }
 }

@@ -78,6 +78,11 @@ pub enum Message<'a> {
         path: &'a Path,
         error: &'a io::Error,
     },
+    /// `--debug`: an `--exclude` or `--include` pattern that matched no file or directory.
+    FilterMatchedNothing {
+        option: &'a str,
+        pattern: &'a str,
+    },
     /// `--debug`: the kernel an algorithm runs on (`format::kernels::debug_line`).
     Kernel(Algorithm),
     /// coreutils closes a standard input it read, and fails on one that was closed.
@@ -177,6 +182,9 @@ impl Message<'_> {
                 path.display()
             )
             .into_bytes(),
+            Message::FilterMatchedNothing { option, pattern } => {
+                format!("{option} '{pattern}' matched nothing").into_bytes()
+            }
             Message::CacheNotWritten { path, error } => format!(
                 "warning: could not write the cache {}: {error}",
                 path.display()

@@ -65,7 +65,9 @@ pub(crate) fn resolve(
         S3Format::Header
     } else if cli.s3_preset.is_some() {
         S3Format::Preset
-    } else if cli.etag && !cli.s3 && cli.part_size.is_none() {
+    } else if cli.etag && !cli.s3 && cli.algorithm.is_empty() && cli.checksum_type.is_none() {
+        // `--etag` alone (with or without --part-size) asks for the ETag only; --s3 or -a
+        // asks for the checksum value beside it.
         S3Format::Etag
     } else {
         S3Format::Value {
