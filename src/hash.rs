@@ -40,6 +40,7 @@ pub fn run(hash: &Hash, out: &mut (impl Write + Send), reporter: &Reporter) -> E
             reporter,
             crate::kernels::engine::chosen(algorithm).batch_size(),
             |inputs| hash_inputs(inputs, algorithm, &hash.run.read),
+            // No size: only JSON prints it, and JSON takes the other arm.
             |out, input, digest| write_record(out, hash, input, 0, &[digest]),
         ),
         // Several algorithms, or JSON (which needs the size read): every input read once.
