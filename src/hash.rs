@@ -26,6 +26,7 @@ pub fn run(hash: &Hash, out: &mut (impl Write + Send), reporter: &Reporter) -> E
         hash.shard.map(|shard| Sharding {
             shard,
             fingerprint: line_format(hash),
+            several: (hash.algorithms.len() > 1).then(|| algorithm_names(hash)),
             terminator: hash.style.terminator(),
         })
     };
@@ -153,7 +154,12 @@ fn drive<T: Send>(
         None => Box::new(expand(inputs, files.walk.clone())),
         Some(sharding) => {
             let all = expand(inputs, files.walk.clone()).collect();
-            let (chosen, header) = select(all, sharding.shard, &sharding.fingerprint);
+            let (chosen, header) = select(
+                all,
+                sharding.shard,
+                &sharding.fingerprint,
+                sharding.several.as_deref(),
+            );
             let mut line = header.into_bytes();
             line.push(sharding.terminator);
             if let Err(e) = out.write_all(&line) {
@@ -237,18 +243,25 @@ struct Sharding {
     shard: Shard,
     /// What the lines' bytes depend on ([`line_format`]).
     fingerprint: String,
+    /// The algorithms, when several: the header names them.
+    several: Option<String>,
     /// Shard manifests are digest lines, which end as the style says.
     terminator: u8,
+}
+
+/// The algorithms as `-a` takes them: `md5,sha256`.
+fn algorithm_names(hash: &Hash) -> String {
+    let names: Vec<String> = hash.algorithms.iter().map(|a| a.to_string()).collect();
+    names.join(",")
 }
 
 /// What decides the bytes of a shard's lines, for its fingerprint: shards written with other
 /// algorithms (or the same in another order) or another line style are not merged with these.
 fn line_format(hash: &Hash) -> String {
     let style = &hash.style;
-    let algorithms: Vec<String> = hash.algorithms.iter().map(|a| a.to_string()).collect();
     format!(
         "{} tagged={} binary={} zero={} base64={} names={}",
-        algorithms.join(","),
+        algorithm_names(hash),
         style.tagged,
         style.binary,
         style.zero_terminated,

@@ -281,7 +281,15 @@ fn shards_of_a_list_merge_into_the_run_of_the_list() {
             let mut args = options.to_vec();
             args.extend(["--shard", &shard]);
             let name = format!("shard-{index}");
-            std::fs::write(dir.path().join(&name), stdout_of(dir.path(), &args)).unwrap();
+            let manifest = stdout_of(dir.path(), &args);
+            // The header names the algorithms, each file having a line for each.
+            let header = text(records(&manifest, b'\n')[0]);
+            assert!(
+                header.starts_with(&format!("# fasthash shard {shard} "))
+                    && header.ends_with(" -a md5,sha256\n"),
+                "{header}"
+            );
+            std::fs::write(dir.path().join(&name), manifest).unwrap();
             name
         })
         .collect();
