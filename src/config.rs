@@ -646,6 +646,25 @@ mod tests {
     }
 
     #[test]
+    fn bench_takes_its_algorithms_from_a_and_its_time_from_seconds() {
+        let Mode::Bench(bench) = mode(&["fasthash", "-a", "md5", "--bench"]) else {
+            panic!("expected the benchmark");
+        };
+        assert_eq!(bench.algorithms, vec![Algorithm::Md5]);
+        assert_eq!(bench.seconds, crate::bench::DEFAULT_SECONDS);
+        let Mode::Bench(bench) = mode(&["fasthash", "--bench", "--seconds", "0.5"]) else {
+            panic!("expected the benchmark");
+        };
+        assert!(bench.algorithms.is_empty());
+        assert_eq!(bench.seconds, 0.5);
+        // Only as an option: the word is a file name.
+        let Mode::Hash(hash) = mode(&["fasthash", "bench"]) else {
+            panic!("expected hashing");
+        };
+        assert_eq!(hash.files.inputs, vec![Input::Path("bench".into())]);
+    }
+
+    #[test]
     fn no_file_means_standard_input() {
         let Mode::Hash(hash) = mode(&["fasthash"]) else {
             panic!("expected hashing");

@@ -343,3 +343,31 @@ pub fn clap_usage(error: &clap::Error) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_takes_the_most_alike_and_nothing_unlike() {
+        assert_eq!(
+            closest("sha265", ["md5", "sha256", "sha512"]),
+            Some("sha256")
+        );
+        assert_eq!(closest("jsno", ["json", "tag"]), Some("json"));
+        assert_eq!(closest("qqqq", ["md5", "sha256"]), None);
+        // Equally close: the first in the table's order.
+        assert_eq!(closest("abcd", ["abcx", "abcy"]), Some("abcx"));
+    }
+
+    #[test]
+    fn unknown_algorithm_suggests_a_name_or_alias_whatever_its_case() {
+        let message = unknown_algorithm("SHA265");
+        assert!(
+            message.starts_with("unknown algorithm 'SHA265'; did you mean 'sha256'? Valid names: "),
+            "{message}"
+        );
+        assert!(message.ends_with(&Algorithm::names_list()), "{message}");
+        assert!(unknown_algorithm("xxhash-64").contains("did you mean 'xxhash64'?"));
+    }
+}
