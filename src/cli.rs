@@ -514,8 +514,9 @@ impl Cli {
                     == Some(clap::parser::ValueSource::CommandLine)
             })
             .filter_map(|arg| {
-                let at = matches.index_of(arg.get_id().as_str())?;
-                Some((at, format!("--{}", arg.get_long()?)))
+                // An option with no place recorded still counts, last.
+                let at = matches.index_of(arg.get_id().as_str());
+                Some((at.unwrap_or(usize::MAX), format!("--{}", arg.get_long()?)))
             })
             .collect();
         typed.sort();
@@ -525,7 +526,7 @@ impl Cli {
 
     /// clap's definition with `-h` cut to [`SHORT_HELP`]'s options (`--help`, the man page and
     /// the completions keep every option).
-    pub fn command_with_short_help() -> clap::Command {
+    fn command_with_short_help() -> clap::Command {
         <Cli as clap::CommandFactory>::command().mut_args(|arg| {
             let shown = SHORT_HELP.contains(&arg.get_id().as_str()) || arg.is_positional();
             arg.hide_short_help(!shown)
