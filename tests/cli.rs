@@ -132,7 +132,14 @@ fn every_kind_of_clap_error_is_one_line_and_the_try_line() {
             &["--jsno"][..],
             "unknown option '--jsno'; did you mean '--json'?",
         ),
-        (&["--qwxz"], "unknown option '--qwxz'"),
+        (
+            &["--qwxz"],
+            "unknown option '--qwxz'; a file of that name is hashed with 'fasthash -- --qwxz'",
+        ),
+        (
+            &["-x"],
+            "unknown option '-x'; a file of that name is hashed with 'fasthash -- -x'",
+        ),
         // InvalidValue, with the valid values
         (
             &["--checksum-type", "sideways"],

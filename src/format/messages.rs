@@ -277,13 +277,12 @@ pub fn clap_usage(error: &clap::Error) -> String {
         ErrorKind::UnknownArgument => {
             let arg = context(ContextKind::InvalidArg).unwrap_or_default();
             let mut text = format!("unknown option '{arg}'");
-            if let Some(close) = suggestion {
-                text.push_str(&format!("; did you mean '{close}'?"));
-            } else if matches!(
-                error.get(ContextKind::TrailingArg),
-                Some(ContextValue::Bool(true))
-            ) {
-                text.push_str(&format!("; a file of that name is 'fasthash -- {arg}'"));
+            match suggestion {
+                Some(close) => text.push_str(&format!("; did you mean '{close}'?")),
+                // Nothing like it: perhaps a file whose name starts with `-` (FILE takes any).
+                None => text.push_str(&format!(
+                    "; a file of that name is hashed with 'fasthash -- {arg}'"
+                )),
             }
             text
         }
