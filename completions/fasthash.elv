@@ -18,8 +18,8 @@ set edit:completion:arg-completer[fasthash] = {|@words|
     }
     var completions = [
         &'fasthash'= {
-            cand -a 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too). Several (`-a md5,sha256` or `-a md5 -a sha256`): each file is read once and gets one line per algorithm, in the order given'
-            cand --algorithm 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum''s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too). Several (`-a md5,sha256` or `-a md5 -a sha256`): each file is read once and gets one line per algorithm, in the order given'
+            cand -a 'Algorithm: sha256, sha512, sha1, md5, sha384, sha224, blake3, xxh3, xxh128, xxh64, xxh32, crc64nvme, crc32, crc32c, blake2b, sha3-256, sha3-512, sha3-384, sha3-224, sm3, crc, crc32b, bsd, sysv (default sha256; case-insensitive; S3 names such as xxhash64 work too). Several (-a md5,sha256 or -a md5 -a sha256): each file is read once and gets a line per algorithm, in the order given'
+            cand --algorithm 'Algorithm: sha256, sha512, sha1, md5, sha384, sha224, blake3, xxh3, xxh128, xxh64, xxh32, crc64nvme, crc32, crc32c, blake2b, sha3-256, sha3-512, sha3-384, sha3-224, sm3, crc, crc32b, bsd, sysv (default sha256; case-insensitive; S3 names such as xxhash64 work too). Several (-a md5,sha256 or -a md5 -a sha256): each file is read once and gets a line per algorithm, in the order given'
             cand -j 'Threads hashing files in parallel (default: one per core)'
             cand --threads 'Threads hashing files in parallel (default: one per core)'
             cand --exclude 'With -r, skip files and directories matching GLOB; with --check, the listed files that match. GLOB matches the end of the path as printed (`*.log`, `cache/**`: at any depth); a leading `/` anchors it at the directory named (`/src/build` for `-r src`), a trailing `/` matches directories only'
@@ -33,6 +33,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --checksum-type 'With --part-size: composite (the checksum of the part checksums, `-N`) or full-object (the whole object''s CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object for crc64nvme'
             cand --s3-preset 'What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object), aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag'
             cand --verify-s3 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`'
+            cand --seconds 'With --bench: seconds to spend measuring, in all (default 3, at most 3600)'
             cand --generate 'Print a generated file: the man page or a shell''s completions'
             cand -b 'Read in binary mode: untagged lines get a `*` before the name'
             cand --binary 'Read in binary mode: untagged lines get a `*` before the name'
@@ -68,6 +69,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --no-mmap 'Never map files; always read them'
             cand --list-kernels 'List every kernel of every algorithm, which ones this CPU runs, and the one used'
             cand --debug 'Name the kernel each algorithm runs on (on standard error)'
+            cand --bench 'Measure every kernel this CPU runs (* the one used; with -a, that algorithm''s): GB/s on one thread at 64 B, 4 KiB and 1 MiB in memory, and 32 buffers of 4 KiB side by side. Takes no FILE'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

@@ -2,7 +2,7 @@
 //! conflicting combination rejected with coreutils' own wording.
 
 use crate::bench::BenchOptions;
-use crate::cli::{B3sumCli, BenchCli, Cli, GnuParse, Invocation, Personality};
+use crate::cli::{B3sumCli, Cli, GnuParse, Invocation, Personality};
 use crate::error::Error;
 use crate::format::manifest::Retag;
 use crate::format::{DigestEncoding, LineStyle};
@@ -14,6 +14,7 @@ use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
 use crate::s3::options::S3Options;
+use clap::error::ErrorKind;
 use clap::Parser;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -40,7 +41,7 @@ pub enum Mode {
     VerifyS3(VerifyS3),
     /// `--merge FILE...`: shard manifests into one.
     Merge(Merge),
-    /// `fasthash bench`.
+    /// `fasthash --bench`.
     Bench(BenchOptions),
     /// Text to print and leave: `--help`/`--version` of a coreutils name, `--list-kernels`,
     /// `--generate`.
@@ -197,10 +198,35 @@ pub struct NameList {
 /// A `FASTHASH_KERNEL` that names an unknown kernel or one this CPU cannot run is a usage
 /// error: a forced run must run the kernel it asked for.
 fn check_forced_kernels() -> Result<(), Error> {
-    match crate::kernels::detect::forced() {
-        Ok(_) => Ok(()),
-        Err(reason) => Err(Error::usage(reason.clone())),
+    crate::kernels::detect::forced().map(|_| ())
+}
+
+/// `--bench` measures kernels on buffers in memory: no file to read, no option of another
+/// mode; `-a` picks what to measure (each algorithm it gives, however many it takes).
+fn bench(cli: Cli) -> Result<Mode, Error> {
+    const BENCH_OPTIONS: [&str; 3] = ["--bench", "--seconds", "--algorithm"];
+    if let Some(other) = cli
+        .typed_options
+        .iter()
+        .find(|typed| !BENCH_OPTIONS.contains(&typed.as_str()))
+    {
+        return Err(Error::usage(format!(
+            "--bench cannot be combined with {other}: it measures kernels on buffers in memory"
+        )));
     }
+    if let Some(file) = cli.files.first() {
+        return Err(Error::usage(format!(
+            "--bench reads no file, but was given {}",
+            String::from_utf8_lossy(&crate::format::quote::quote_name(
+                std::os::unix::ffi::OsStrExt::as_bytes(file.as_os_str())
+            ))
+        )));
+    }
+    check_forced_kernels()?;
+    Ok(Mode::Bench(BenchOptions {
+        seconds: cli.seconds.unwrap_or(crate::bench::DEFAULT_SECONDS),
+        algorithms: cli.algorithm,
+    }))
 }
 
 impl Config {
@@ -217,16 +243,22 @@ impl Mode {
         let personality = invocation.personality;
         let program = &invocation.program;
         let cli = match personality {
-            // `bench` is a command only as the first argument: `fasthash ./bench` hashes a file.
-            Personality::Fasthash if args.get(1).is_some_and(|a| a == "bench") => {
-                let bench = BenchCli::parse_from(args.into_iter().skip(1));
-                check_forced_kernels()?;
-                return Ok(Mode::Bench(BenchOptions {
-                    seconds: bench.seconds,
-                    algorithms: bench.algorithm,
-                }));
-            }
-            Personality::Fasthash => Cli::parse_fasthash(args),
+            Personality::Fasthash => match Cli::parse_fasthash(args) {
+                Ok(cli) if cli.bench => return bench(cli),
+                Ok(cli) if cli.seconds.is_some() => {
+                    return Err(Error::usage(
+                        "--seconds is how long --bench measures; it needs --bench",
+                    ))
+                }
+                Ok(cli) => cli,
+                // Help and version come back from clap as errors; they are text to print.
+                Err(e)
+                    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) =>
+                {
+                    return Ok(Mode::Print(e.to_string()))
+                }
+                Err(e) => return Err(Error::usage(crate::format::messages::clap_usage(&e))),
+            },
             Personality::B3sum => {
                 let b3sum = B3sumCli::parse_from(args);
                 if b3sum.wants_extended_output() {
@@ -241,7 +273,7 @@ impl Mode {
                 Ok(GnuParse::Run(cli)) => *cli,
                 Ok(GnuParse::Help) => return Ok(Mode::Print(coreutils_help(program, algorithm))),
                 Ok(GnuParse::Version) => return Ok(Mode::Print(coreutils_version(own_name))),
-                Err(message) => return Err(Error::usage(message)),
+                Err(error) => return Err(error),
             },
         };
         if cli.list_kernels {
@@ -272,10 +304,11 @@ impl Mode {
             Personality::Coreutils { program: own, .. }
                 if matches!(own, "b2sum" | "cksum" | "sum") =>
             {
-                Some(
-                    crate::dropin::cksum::resolve(own, &invocation.program, &cli)
-                        .map_err(|(message, try_help)| Error::Usage { message, try_help })?,
-                )
+                Some(crate::dropin::cksum::resolve(
+                    own,
+                    &invocation.program,
+                    &cli,
+                )?)
             }
             _ => None,
         };
@@ -890,6 +923,25 @@ mod tests {
             usage_message(&["fasthash", "-a", "xxh3,sha1,xxh3"]),
             "-a names xxh3 twice; give each algorithm once"
         );
+    }
+
+    #[test]
+    fn bench_takes_its_algorithms_from_a_and_its_time_from_seconds() {
+        let Mode::Bench(bench) = mode(&["fasthash", "-a", "md5", "--bench"]) else {
+            panic!("expected the benchmark");
+        };
+        assert_eq!(bench.algorithms, vec![Algorithm::Md5]);
+        assert_eq!(bench.seconds, crate::bench::DEFAULT_SECONDS);
+        let Mode::Bench(bench) = mode(&["fasthash", "--bench", "--seconds", "0.5"]) else {
+            panic!("expected the benchmark");
+        };
+        assert!(bench.algorithms.is_empty());
+        assert_eq!(bench.seconds, 0.5);
+        // Only as an option: the word is a file name.
+        let Mode::Hash(hash) = mode(&["fasthash", "bench"]) else {
+            panic!("expected hashing");
+        };
+        assert_eq!(hash.files.inputs, vec![Input::Path("bench".into())]);
     }
 
     #[test]

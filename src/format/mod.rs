@@ -4,6 +4,7 @@
 //! Formatters write to a `&mut impl Write` and never print on their own, so each one is tested
 //! on a buffer.
 
+pub(crate) mod bench;
 pub mod escape;
 pub mod hash_json;
 pub mod kernels;
