@@ -25,7 +25,7 @@ pub fn run(hash: &Hash, out: &mut (impl Write + Send), reporter: &Reporter) -> E
     let shard = || {
         hash.shard.map(|shard| Sharding {
             shard,
-            fingerprint: line_format(hash),
+            line_format: line_format(hash),
             several: (hash.algorithms.len() > 1).then(|| algorithm_names(hash)),
             terminator: hash.style.terminator(),
         })
@@ -154,10 +154,10 @@ fn drive<T: Send>(
         None => Box::new(expand(inputs, files.walk.clone())),
         Some(sharding) => {
             let all = expand(inputs, files.walk.clone()).collect();
-            let (chosen, header) = select(
-                all,
+            let (chosen, fingerprint) = select(all, sharding.shard, &sharding.line_format);
+            let header = crate::format::shard_header::header(
                 sharding.shard,
-                &sharding.fingerprint,
+                &fingerprint,
                 sharding.several.as_deref(),
             );
             let mut line = header.into_bytes();
@@ -241,8 +241,8 @@ fn drive<T: Send>(
 /// `--shard`: the part of the inputs to hash, and its manifest's header line.
 struct Sharding {
     shard: Shard,
-    /// What the lines' bytes depend on ([`line_format`]).
-    fingerprint: String,
+    /// What the lines' bytes depend on ([`line_format`]), part of the fingerprint.
+    line_format: String,
     /// The algorithms, when several: the header names them.
     several: Option<String>,
     /// Shard manifests are digest lines, which end as the style says.

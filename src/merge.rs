@@ -5,7 +5,8 @@
 
 use crate::config::Merge;
 use crate::error::{Error, ExitStatus};
-use crate::io::shard::{parse_header, Shard};
+use crate::format::shard_header::parse_header;
+use crate::io::shard::Shard;
 use crate::report::Reporter;
 use std::io::Write;
 

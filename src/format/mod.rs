@@ -12,6 +12,7 @@ pub mod line;
 pub mod manifest;
 pub mod messages;
 pub mod quote;
+pub(crate) mod shard_header;
 pub mod status;
 
 pub use line::{DigestEncoding, LineStyle};
