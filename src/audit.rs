@@ -211,6 +211,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             written = write_status(audit, out, name, status);
         }
     }
+    reporter.count(|tally| counts.iter().for_each(|(kind, n)| tally.status(kind, *n)));
     if written.is_ok() && !check.options.status {
         let manifest = check
             .manifests

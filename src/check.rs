@@ -26,6 +26,8 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
     if check.dialect == CheckDialect::B3sum {
         return run_b3sum(check, out, reporter);
     }
+    // --stats names each of these, in this order, even when none had it.
+    reporter.count(|counts| STATUSES.iter().for_each(|word| counts.status(word, 0)));
     let mut all_verified = true;
     for manifest in &check.manifests {
         match check_manifest(check, manifest, out, reporter) {
@@ -49,6 +51,10 @@ pub(crate) fn verified_status(
         Err(e) => reporter.output_failed(e, ExitStatus::Failure),
     }
 }
+
+/// What `--stats` counts of the files a check lists (a missing file is one that could not be
+/// read because it is not there).
+const STATUSES: [&str; 4] = ["OK", "FAILED", "missing", "unreadable"];
 
 /// Counts kept for one manifest, as coreutils keeps them.
 #[derive(Default)]
@@ -342,6 +348,7 @@ fn report_line(
         }
         (Line::Entry(entry), Outcome::Verified(result)) => {
             tally.properly_formatted = true;
+            reporter.count(|counts| counts.status(stats_status(&result), 1));
             match result {
                 Err(e) if options.ignore_missing && e.kind() == io::ErrorKind::NotFound => Ok(()),
                 Err(source) => {
@@ -378,6 +385,16 @@ fn report_line(
             }
         }
         (Line::Entry(_), Outcome::NotChecked) | (Line::Skip, _) => Ok(()),
+    }
+}
+
+/// The word `--stats` counts a verified line under (one of [`STATUSES`]).
+fn stats_status(result: &io::Result<Option<Algorithm>>) -> &'static str {
+    match result {
+        Ok(Some(_)) => "OK",
+        Ok(None) => "FAILED",
+        Err(e) if e.kind() == io::ErrorKind::NotFound => "missing",
+        Err(_) => "unreadable",
     }
 }
 

@@ -58,6 +58,8 @@ pub struct RunSettings {
     pub debug: bool,
     /// `--cache FILE`: digests remembered across runs.
     pub cache: Option<PathBuf>,
+    /// `--stats`: a closing line of counts, bytes, time and rate.
+    pub stats: bool,
 }
 
 /// The files to hash: operands expanded by the walk, or the names of a list.
@@ -305,6 +307,11 @@ impl Mode {
                 "--merge needs the shard manifests to merge: fasthash --merge FILE...",
             ));
         }
+        if cli.stats && cli.merge && cli.verify_s3.is_none() {
+            return Err(Error::usage(
+                "--stats counts the files a run hashes; --merge hashes none",
+            ));
+        }
         if cli.shard.is_some() {
             if !hashing || s3.is_some() {
                 return Err(Error::usage(
@@ -332,6 +339,7 @@ impl Mode {
             },
             debug: cli.debug,
             cache: cli.cache.clone().map(PathBuf::from),
+            stats: cli.stats,
         };
         let mut inputs: Vec<Input> = cli.files.iter().cloned().map(Input::from_arg).collect();
         if inputs.is_empty() {

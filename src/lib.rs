@@ -103,7 +103,11 @@ fn run_over_files(
             });
         }
     }
+    let started = std::time::Instant::now();
+    let bytes_before = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed);
     let status = work(&mut io::WholeLines::new(io::RawStdout, line_end));
+    let bytes = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed) - bytes_before;
+    let seconds = started.elapsed().as_secs_f64();
     if let (Some(cache), Some(path)) = (io::cache::active(), &settings.cache) {
         if settings.debug {
             let (hits, misses) = cache.counts();
@@ -115,6 +119,14 @@ fn run_over_files(
                 error: &error,
             });
         }
+    }
+    if settings.stats {
+        let counts = reporter.counts();
+        reporter.say(&Message::Stats {
+            counts: &counts,
+            bytes,
+            seconds,
+        });
     }
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
     if io::stdin_was_wanted_while_closed()

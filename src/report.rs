@@ -6,6 +6,7 @@ use crate::error::{Error, ExitStatus, MessageStyle};
 use crate::format::messages::Message;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 
@@ -26,6 +27,36 @@ pub fn stderr_failed() -> bool {
 pub struct Reporter {
     program: String,
     style: MessageStyle,
+    /// What the run did, for `--stats`: told by the modes as they report each file.
+    counts: Mutex<Counts>,
+}
+
+/// What a run did, for `--stats`'s closing line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Files hashed or verified, or that failed.
+    pub files: u64,
+    /// Of those, the ones that could not be read (hashing, `--verify-s3`).
+    pub failed: u64,
+    /// `--check` and audits: how many files got each status, in the order first named.
+    pub statuses: Vec<(&'static str, u64)>,
+}
+
+impl Counts {
+    /// One file hashed, or one that could not be read.
+    pub fn file(&mut self, failed: bool) {
+        self.files += 1;
+        self.failed += u64::from(failed);
+    }
+
+    /// `n` more files with the status `word` (0 to name a status, in its place, before any).
+    pub fn status(&mut self, word: &'static str, n: u64) {
+        self.files += n;
+        match self.statuses.iter_mut().find(|(kind, _)| *kind == word) {
+            Some(slot) => slot.1 += n,
+            None => self.statuses.push((word, n)),
+        }
+    }
 }
 
 impl Reporter {
@@ -35,7 +66,26 @@ impl Reporter {
             Personality::B3sum => MessageStyle::B3sum,
             _ => MessageStyle::Coreutils,
         };
-        Reporter { program, style }
+        Reporter {
+            program,
+            style,
+            counts: Mutex::default(),
+        }
+    }
+
+    /// Adds to the run's counts for `--stats`.
+    pub fn count(&self, add: impl FnOnce(&mut Counts)) {
+        if let Ok(mut counts) = self.counts.lock() {
+            add(&mut counts);
+        }
+    }
+
+    /// The run's counts so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+            .lock()
+            .map(|counts| counts.clone())
+            .unwrap_or_default()
     }
 
     /// Prints `PROGRAM: MESSAGE` on standard error (a failure is remembered:

@@ -9,8 +9,10 @@ pub mod kernels;
 pub mod line;
 pub mod manifest;
 pub mod messages;
+pub mod progress;
 pub mod quote;
 pub mod status;
+pub mod units;
 
 pub use line::{DigestEncoding, LineStyle};
 

@@ -138,7 +138,9 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
             return ExitStatus::Usage;
         }
     };
-    match verify(file, &reported, &request.run.read, out) {
+    let verified = verify(file, &reported, &request.run.read, out);
+    reporter.count(|counts| counts.file(verified.is_err()));
+    match verified {
         Ok(true) => ExitStatus::Success,
         Ok(false) => ExitStatus::Failure,
         Err(source) => {
