@@ -16,7 +16,8 @@ pub(crate) struct BarState<'a> {
     pub total_bytes: u64,
     pub done_files: u64,
     pub total_files: u64,
-    /// The walk that counts the totals is still going: they will grow.
+    /// The totals are lower bounds: the walk that counts them is still going, or a file with
+    /// no size (a pipe, a device) is among them.
     pub counting: bool,
     pub seconds: f64,
     /// The file being hashed (see `io::progress` for which one).

@@ -102,6 +102,7 @@ fn write_all_raw(mut rest: &[u8]) -> bool {
 struct Counts {
     total_bytes: AtomicU64,
     total_files: AtomicU64,
+    /// The totals are final: the walk is over and every file had a size.
     counting_done: AtomicBool,
     done_files: AtomicU64,
     finished: AtomicBool,
@@ -167,19 +168,28 @@ impl Progress {
             let inputs = inputs.to_vec();
             let walk = walk.clone();
             std::thread::spawn(move || {
+                // A pipe or a device has no size to add: the total is then only a lower bound,
+                // and stays marked as still counted.
+                let mut without_size = false;
                 for task in expand(inputs, walk) {
                     if counts.finished.load(Ordering::Relaxed) {
                         break;
                     }
                     if let Task::Hash(Input::Path(path)) = task {
-                        let size = crate::io::long_paths::metadata(&path)
-                            .map(|m| m.len())
-                            .unwrap_or(0);
+                        let size = match crate::io::long_paths::metadata(&path) {
+                            Ok(m) if m.is_file() => m.len(),
+                            Ok(_) => {
+                                without_size = true;
+                                0
+                            }
+                            // It will fail when hashed, and be counted then as done.
+                            Err(_) => 0,
+                        };
                         counts.total_bytes.fetch_add(size, Ordering::Relaxed);
                         counts.total_files.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                counts.counting_done.store(true, Ordering::Relaxed);
+                counts.counting_done.store(!without_size, Ordering::Relaxed);
             })
         };
         // Asked for by name, the bar shows at once; otherwise only work over a second gets one.
