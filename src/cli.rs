@@ -262,8 +262,9 @@ pub struct Cli {
     #[arg(long, help_heading = "Shards")]
     pub merge: bool,
 
-    /// Show the progress bar at once (default: only when standard error is a terminal and the
-    /// work takes more than a second)
+    /// Show the progress bar at once, even where standard error is not a terminal (default:
+    /// only when it is a terminal and the work takes more than a second). The bar names the
+    /// file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s)
     #[arg(long, overrides_with = "no_progress")]
     pub progress: bool,
 
