@@ -253,6 +253,30 @@ fn sigterm_erases_the_bar() {
 }
 
 #[test]
+fn a_failed_output_erases_the_bar_before_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fifo(dir.path(), "slow.fifo");
+    let mut terminal = Terminal::open(80);
+    let child = fasthash(dir.path())
+        .args(["--progress", "slow.fifo"])
+        .redirect_stdout(File::create("/dev/full").unwrap())
+        .redirect_stderr(terminal.stderr())
+        .spawn();
+    let writer = feed(&path);
+    terminal.wait_for("bar", |seen| !drawn_lines(seen).is_empty());
+    drop(writer);
+    let output = child.wait_with_output().unwrap();
+    let seen = terminal.finish();
+    assert_eq!(output.status.code(), Some(1));
+    let message = b"fasthash: write error: No space left on device\n";
+    assert!(
+        seen.ends_with(&[ERASE, &message[..]].concat()),
+        "{:?}",
+        text(&seen[seen.len().saturating_sub(200)..])
+    );
+}
+
+#[test]
 fn no_bar_when_standard_error_is_a_pipe_unless_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let path = fifo(dir.path(), "slow.fifo");
