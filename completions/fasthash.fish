@@ -23,8 +23,8 @@ crc32b\t''
 bsd\t''
 sysv\t''"
 complete -c fasthash -s j -l threads -d 'Threads hashing files in parallel (default: one per core)' -r
-complete -c fasthash -l exclude -d 'Skip files and directories matching GLOB (a GLOB without `/` matches names, one with `/` the path below the walked directory); in --check, skip listed files that match' -r
-complete -c fasthash -l include -d 'Hash only files matching GLOB, or under a directory matching it (same rules as --exclude)' -r
+complete -c fasthash -l exclude -d 'With -r, skip files and directories matching GLOB; with --check, the listed files that match. GLOB matches the end of the path as printed (`*.log`, `cache/**`: at any depth); a leading `/` anchors it at the directory named (`/src/build` for `-r src`), a trailing `/` matches directories only' -r
+complete -c fasthash -l include -d 'With -r or --check, only files matching GLOB, or under a directory matching it (the rules of --exclude, which wins)' -r
 complete -c fasthash -l files-from -d 'Read the names of the files to hash from FILE, one a line (`-`: standard input)' -r
 complete -c fasthash -l files0-from -d 'Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0` writes; `-`: standard input)' -r
 complete -c fasthash -l tree -d 'With --check: also walk DIR and report the files no manifest lists (NEW), listed files that are gone (MISSING) and files renamed since (MOVED from the listed name); with --json, one object a file' -r
@@ -64,8 +64,8 @@ complete -c fasthash -l no-progress -d 'Never show a progress bar'
 complete -c fasthash -l stats -d 'At the end, one line on standard error: files, bytes hashed, time and rate, in decimal units (`fasthash: 1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, N failed`); with --check the OK, FAILED, missing and unreadable counts, with --tree also MISSING, MOVED and NEW. Not with --merge, which hashes nothing'
 complete -c fasthash -l s3 -d 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
 complete -c fasthash -l s3-header -d 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
-complete -c fasthash -l json -d 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag'
-complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)'
+complete -c fasthash -l json -d 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
+complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size); alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an `ETag:` header line'
 complete -c fasthash -l no-part-limits -d 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
 complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
 complete -c fasthash -l no-mmap -d 'Never map files; always read them'

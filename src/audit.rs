@@ -5,11 +5,14 @@
 //! line, not two. Lines come in manifest order, then the new files in walk order; a summary
 //! on standard error counts each kind; any NEW, MISSING, MOVED or FAILED fails the run.
 
+use crate::check::{Checked, Tally};
 use crate::config::Audit;
-use crate::error::{Error, ExitStatus};
+use crate::error::Error;
 use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
-use crate::format::status::{write_audit_status, AuditStatus as Status};
+use crate::format::status::{
+    write_status, write_summary_json, FileStatus as Status, Listed, ManifestSummary, Summary,
+};
 use crate::io::read::hash_input;
 use crate::io::walk::{expand, listed_input, Task, WalkOptions};
 use crate::io::Input;
@@ -20,9 +23,21 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 
+/// A manifest line that names a file: the entry, and where it was read.
+struct Listing {
+    entry: Entry,
+    /// Which of the manifests, and the line's number in it.
+    manifest: usize,
+    line: usize,
+}
+
 /// Audits the tree against the manifests.
-pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) -> Checked {
+    let check = &audit.check;
     let tree = audit.tree.as_path();
+    let tree_name = tree.as_os_str().as_bytes();
+    // Per manifest: what its lines came to (its improper lines, its files' statuses).
+    let mut per_manifest = vec![Tally::default(); check.manifests.len()];
     if let Err(source) = crate::io::long_paths::metadata(tree).and_then(|m| {
         if m.is_dir() {
             Ok(())
@@ -30,17 +45,17 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             Err(io::Error::from_raw_os_error(libc::ENOTDIR))
         }
     }) {
+        let reason = crate::error::os_error_text(&source);
         reporter.error(&Error::Input {
-            name: tree.as_os_str().as_bytes().to_vec(),
+            name: tree_name.to_vec(),
             source,
         });
-        return ExitStatus::Failure;
+        let tree = Some((tree_name, Some(reason)));
+        return ended_early(audit, out, reporter, &per_manifest, None, tree);
     }
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut improper = 0u64;
-    let check = &audit.check;
+    let mut listings: Vec<Listing> = Vec::new();
     let terminator = crate::format::line_end(check.zero_terminated);
-    for manifest in &check.manifests {
+    for (index, manifest) in check.manifests.iter().enumerate() {
         // Every entry is kept (the walk is compared against all of them), but not the text.
         let read = crate::io::line_reader(manifest, terminator, true).and_then(|mut lines| {
             let mut parser = LineParser::new(ParseOptions {
@@ -49,26 +64,34 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 manifest_is_stdin: *manifest == Input::Stdin,
                 any_length: false,
             });
+            let mut line = 0;
             while let Some(text) = lines.read_line()? {
+                line += 1;
                 match parser.parse(text) {
-                    Line::Entry(entry) => entries.push(entry),
-                    Line::Improper => improper += 1,
+                    Line::Entry(entry) => listings.push(Listing {
+                        entry,
+                        manifest: index,
+                        line,
+                    }),
+                    Line::Improper => per_manifest[index].improper += 1,
                     Line::Skip => {}
                 }
             }
             Ok(())
         });
         if let Err(source) = read {
+            let reason = crate::error::os_error_text(&source);
             reporter.error(&Error::Input {
                 name: manifest.name_bytes().to_vec(),
                 source,
             });
-            return ExitStatus::Failure;
+            let failed = Some((index, reason));
+            return ended_early(audit, out, reporter, &per_manifest, failed, None);
         }
     }
 
     // The files the manifests do not list, in walk order.
-    let listed: HashSet<Vec<u8>> = entries.iter().map(|e| normalized(&e.name)).collect();
+    let listed: HashSet<Vec<u8>> = listings.iter().map(|l| normalized(&l.entry.name)).collect();
     let walk = WalkOptions {
         recursive: true,
         follow_links: audit.follow_links,
@@ -90,14 +113,19 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
         .filter(|name| !listed.contains(&normalized(name)))
         .collect();
 
-    let listed_results: Vec<Status> = entries
+    // Each listed file's status, with the algorithm it was verified under.
+    let listed_results: Vec<(Status, Algorithm)> = listings
         .par_iter()
-        .map(|entry| {
-            match crate::check::verify(entry, &listed_input(&entry.name), &check.run.read) {
-                Ok(Some(_)) => Status::Ok,
-                Ok(None) => Status::Failed,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Status::Missing,
-                Err(e) => Status::Unreadable(crate::error::os_error_text(&e)),
+        .map(|Listing { entry, .. }| {
+            let input = listed_input(&entry.name);
+            match crate::check::verify(entry, &input, &check.run.read) {
+                Ok(Some(matched)) => (Status::Ok, matched),
+                Ok(None) => (Status::Failed, entry.algorithm),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => (Status::Missing, entry.algorithm),
+                Err(e) => (
+                    Status::Unreadable(crate::error::os_error_text(&e)),
+                    entry.algorithm,
+                ),
             }
         })
         .collect();
@@ -107,10 +135,11 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
     // one listed. Each missing entry explains at most one new file, first come first.
     let mut missing_algorithms: Vec<Algorithm> = Vec::new();
     let mut missing_by_digest: HashMap<(Algorithm, Digest), Vec<usize>> = HashMap::new();
-    for (index, (entry, status)) in entries.iter().zip(&listed_results).enumerate().rev() {
+    for (index, (listing, (status, _))) in listings.iter().zip(&listed_results).enumerate().rev() {
         if *status != Status::Missing {
             continue;
         }
+        let entry = &listing.entry;
         for &algorithm in std::iter::once(&entry.algorithm).chain(entry.fallbacks) {
             if !missing_algorithms.contains(&algorithm) {
                 missing_algorithms.push(algorithm);
@@ -134,40 +163,28 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 .collect()
         })
         .collect();
-    let mut moved_to: HashMap<usize, Vec<u8>> = HashMap::new();
-    let mut new_statuses: Vec<Status> = Vec::new();
-    for (name, digests) in new_files.iter().zip(&new_digests) {
+    // A moved entry's new name, and the algorithm the new file matched it under.
+    let mut moved_to: HashMap<usize, (Vec<u8>, Algorithm)> = HashMap::new();
+    let mut unlisted: Vec<Vec<u8>> = Vec::new();
+    for (name, digests) in new_files.into_iter().zip(&new_digests) {
         let source = digests.iter().find_map(|key| {
             let indices = missing_by_digest.get_mut(key)?;
             // An entry listed under several readings may have been taken through another.
             while let Some(index) = indices.pop() {
                 if !moved_to.contains_key(&index) {
-                    return Some(index);
+                    return Some((index, key.0));
                 }
             }
             None
         });
         match source {
-            Some(index) => {
-                moved_to.insert(index, name.clone());
-                new_statuses.push(Status::Moved {
-                    from: entries[index].name.clone(),
-                });
+            Some((index, algorithm)) => {
+                moved_to.insert(index, (name, algorithm));
             }
-            None => new_statuses.push(Status::New),
+            None => unlisted.push(name),
         }
     }
 
-    let mut counts: Vec<(&'static str, u64)> =
-        ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"]
-            .iter()
-            .map(|&kind| (kind, 0))
-            .collect();
-    let mut count = |kind: &str| {
-        if let Some(slot) = counts.iter_mut().find(|(k, _)| *k == kind) {
-            slot.1 += 1;
-        }
-    };
     let mut written = Ok(());
     for error in &walk_failures {
         if written.is_ok() {
@@ -175,71 +192,139 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
         }
     }
     // Listed files in manifest order (a moved one where it was listed), then the new ones.
-    let mut report: Vec<(Vec<u8>, Status)> = Vec::new();
-    for (index, (entry, status)) in entries.iter().zip(listed_results).enumerate() {
-        if let Some(to) = moved_to.get(&index) {
-            report.push((
-                to.clone(),
-                Status::Moved {
-                    from: entry.name.clone(),
-                },
-            ));
-        } else {
-            report.push((entry.name.clone(), status));
-        }
+    let mut report: Vec<(Vec<u8>, Status, Option<Listed>)> = Vec::new();
+    for (index, (listing, (status, algorithm))) in listings.iter().zip(listed_results).enumerate() {
+        let place = |algorithm| Listed {
+            manifest: check.manifests[listing.manifest].name_bytes(),
+            line: listing.line,
+            algorithm,
+        };
+        let from = || listing.entry.name.clone();
+        let (name, status, listed) = match moved_to.remove(&index) {
+            Some((to, matched)) => (to, Status::Moved { from: from() }, place(matched)),
+            None => (from(), status, place(algorithm)),
+        };
+        per_manifest[listing.manifest].count(&status);
+        report.push((name, status, Some(listed)));
     }
-    report.extend(
-        new_files
-            .into_iter()
-            .zip(new_statuses)
-            .filter(|(_, status)| *status == Status::New),
-    );
-    let mut all_good = walk_failures.is_empty() && !(check.options.strict && improper > 0);
-    for (name, status) in &report {
-        count(match status {
-            Status::Unreadable(_) => "unreadable",
-            other => other.word(),
-        });
-        all_good &= *status == Status::Ok;
+    let mut tally = Tally::total(&per_manifest);
+    for name in unlisted {
+        tally.count(&Status::New);
+        report.push((name, Status::New, None));
+    }
+    let all_good = walk_failures.is_empty()
+        && !(check.options.strict && tally.improper > 0)
+        && report.iter().all(|(_, status, _)| *status == Status::Ok);
+    for (name, status, listed) in &report {
         if written.is_err() {
-            continue;
+            break;
         }
         if let Status::Unreadable(reason) = status {
             written = reporter.say_after(out, &Message::Named { name, reason });
         }
         if written.is_ok() {
-            written = write_status(audit, out, name, status);
+            written = write_one(audit, out, name, status, listed.as_ref());
         }
     }
-    reporter.count(|tally| counts.iter().for_each(|(kind, n)| tally.status(kind, *n)));
     if written.is_ok() && !check.options.status {
-        let manifest = check
-            .manifests
-            .first()
-            .map_or(&b"-"[..], |input| input.name_bytes());
-        let summary = Message::AuditSummary {
-            manifest,
-            tree: tree.as_os_str().as_bytes(),
-            counts: &counts,
-            improper,
+        written = if check.json {
+            let summary = Summary {
+                verified: all_good,
+                tally,
+                manifests: manifest_summaries(audit, &per_manifest, None),
+                tree: Some((tree_name, None)),
+            };
+            write_summary_json(out, &summary)
+        } else {
+            let manifest = check
+                .manifests
+                .first()
+                .map_or(&b"-"[..], |input| input.name_bytes());
+            // The text line's words for the counts, in their order; improper lines apart.
+            let counts: Vec<(&str, u64)> = crate::format::messages::AUDIT_WORDS
+                .iter()
+                .zip(tally.counts())
+                .map(|(word, (_, count))| (*word, count))
+                .collect();
+            let summary = Message::AuditSummary {
+                manifest,
+                tree: tree_name,
+                counts: &counts,
+                improper: tally.improper,
+            };
+            reporter.say_after(out, &summary)
         };
-        written = reporter.say_after(out, &summary);
     }
-    crate::check::verified_status(written.and_then(|()| out.flush()), all_good, reporter)
+    let status =
+        crate::check::verified_status(written.and_then(|()| out.flush()), all_good, reporter);
+    Checked { status, tally }
+}
+
+/// Each manifest's part of the JSON summary; `failed` is the manifest that could not be read.
+fn manifest_summaries<'a>(
+    audit: &'a Audit,
+    per_manifest: &[Tally],
+    failed: Option<(usize, String)>,
+) -> Vec<ManifestSummary<'a>> {
+    audit
+        .check
+        .manifests
+        .iter()
+        .zip(per_manifest)
+        .enumerate()
+        .map(|(index, (manifest, tally))| ManifestSummary {
+            name: manifest.name_bytes(),
+            tally: *tally,
+            error: failed
+                .as_ref()
+                .filter(|(at, _)| *at == index)
+                .map(|(_, reason)| reason.clone()),
+            no_proper_lines: false,
+            no_file_verified: false,
+        })
+        .collect()
+}
+
+/// An audit that could not start (the tree or a manifest could not be read), its error on
+/// standard error already: with `--json`, the summary object says so too.
+fn ended_early(
+    audit: &Audit,
+    out: &mut impl Write,
+    reporter: &Reporter,
+    per_manifest: &[Tally],
+    failed_manifest: Option<(usize, String)>,
+    tree: Option<(&[u8], Option<String>)>,
+) -> Checked {
+    let tally = Tally::total(per_manifest);
+    let written = if audit.check.json && !audit.check.options.status {
+        let tree_name = audit.tree.as_os_str().as_bytes();
+        let summary = Summary {
+            verified: false,
+            tally,
+            manifests: manifest_summaries(audit, per_manifest, failed_manifest),
+            tree: Some(tree.unwrap_or((tree_name, None))),
+        };
+        write_summary_json(out, &summary).and_then(|()| out.flush())
+    } else {
+        Ok(())
+    };
+    let status = crate::check::verified_status(written, false, reporter);
+    Checked { status, tally }
 }
 
 /// One status line; `--quiet` leaves out the OK lines, `--status` every line.
-fn write_status(
+fn write_one(
     audit: &Audit,
     out: &mut impl Write,
     name: &[u8],
     status: &Status,
+    listed: Option<&Listed>,
 ) -> io::Result<()> {
     let options = &audit.check.options;
     if options.status || (options.quiet && *status == Status::Ok) {
         return Ok(());
     }
-    write_audit_status(out, name, status, audit.json)
+    write_status(out, name, status, listed, audit.check.json)
 }
 
 /// A name as compared between manifest and walk: without `./` steps and repeated slashes, so

@@ -3,13 +3,17 @@
 //! Each manifest is read as a stream, line by line (`io::lines`, `format::manifest`), the files
 //! of the lines at hand hashed in parallel, and the results reported in manifest order
 //! (`NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or read`, written by `format::status`), then
-//! the summary warnings in coreutils' fixed order (`format::messages`).
+//! the summary warnings in coreutils' fixed order (`format::messages`). With `--json` each
+//! status is an object, and one summary object ends the run in place of the warnings.
 
 use crate::config::{Check, CheckDialect, CheckOptions};
 use crate::error::{Error, ExitStatus};
 use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
-use crate::format::status::{write_b3sum_verdict, write_verdict, Verdict};
+use crate::format::status::{
+    write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus, Listed,
+    ManifestSummary, Summary,
+};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
 use crate::io::Input;
@@ -22,20 +26,156 @@ use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+/// What a check or an audit counted over the whole run (and, in a check, in each manifest):
+/// one number a kind of file or manifest line. The summaries (coreutils' warnings, the audit's
+/// line, the JSON summary object) are written from it, and the run returns it, so whatever
+/// else reports on a run reads the same numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub ok: u64,
+    /// Read, and the digest differs.
+    pub failed: u64,
+    /// Could not be opened or read.
+    pub unreadable: u64,
+    /// Listed and not there: passed over by a check's `--ignore-missing` (without it a missing
+    /// file is unreadable), `MISSING` in an audit.
+    pub missing: u64,
+    /// An audit's renamed files.
+    pub moved: u64,
+    /// An audit's files that no manifest lists.
+    pub new: u64,
+    /// Manifest lines that are not checksum lines.
+    pub improper: u64,
+}
+
+impl Tally {
+    /// Each count with its name in the JSON summary, in the order of the audit's summary.
+    pub fn counts(&self) -> [(&'static str, u64); 7] {
+        [
+            ("ok", self.ok),
+            ("failed", self.failed),
+            ("unreadable", self.unreadable),
+            ("missing", self.missing),
+            ("moved", self.moved),
+            ("new", self.new),
+            ("improper", self.improper),
+        ]
+    }
+
+    /// The sum of `tallies`.
+    pub(crate) fn total<'a>(tallies: impl IntoIterator<Item = &'a Tally>) -> Tally {
+        let mut total = Tally::default();
+        for tally in tallies {
+            total.add(tally);
+        }
+        total
+    }
+
+    pub(crate) fn add(&mut self, other: &Tally) {
+        self.ok += other.ok;
+        self.failed += other.failed;
+        self.unreadable += other.unreadable;
+        self.missing += other.missing;
+        self.moved += other.moved;
+        self.new += other.new;
+        self.improper += other.improper;
+    }
+
+    /// Counts one file's status.
+    pub(crate) fn count(&mut self, status: &FileStatus) {
+        *match status {
+            FileStatus::Ok => &mut self.ok,
+            FileStatus::Failed => &mut self.failed,
+            FileStatus::Unreadable(_) => &mut self.unreadable,
+            FileStatus::Missing => &mut self.missing,
+            FileStatus::Moved { .. } => &mut self.moved,
+            FileStatus::New => &mut self.new,
+        } += 1;
+    }
+
+    /// Whether some line named a file: what coreutils calls a properly formatted line.
+    fn any_listed(&self) -> bool {
+        self.ok + self.failed + self.unreadable + self.missing + self.moved > 0
+    }
+}
+
+/// How a check or an audit ended: its exit status, and what it counted.
+#[derive(Debug)]
+pub struct Checked {
+    pub status: ExitStatus,
+    pub tally: Tally,
+}
+
+pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) -> Checked {
     if check.dialect == CheckDialect::B3sum {
         return run_b3sum(check, out, reporter);
     }
-    // --stats names each of these, in this order, even when none had it.
-    reporter.count(|counts| STATUSES.iter().for_each(|word| counts.status(word, 0)));
-    let mut all_verified = true;
+    let mut manifests: Vec<ManifestCheck> = Vec::new();
+    let mut tally = Tally::default();
     for manifest in &check.manifests {
         match check_manifest(check, manifest, out, reporter) {
-            Ok(verified) => all_verified &= verified,
-            Err(e) => return reporter.output_failed(e, ExitStatus::Failure),
+            Ok(checked) => {
+                tally.add(&checked.tally);
+                manifests.push(checked);
+            }
+            Err(e) => {
+                let status = reporter.output_failed(e, ExitStatus::Failure);
+                return Checked { status, tally };
+            }
         }
     }
-    verified_status(out.flush(), all_verified, reporter)
+    let verified = manifests.iter().all(|m| m.verified(&check.options));
+    let written = if check.json && !check.options.status {
+        let summary = Summary {
+            verified,
+            tally,
+            manifests: manifests
+                .iter()
+                .map(|m| m.summary(&check.options))
+                .collect(),
+            tree: None,
+        };
+        write_summary_json(out, &summary)
+    } else {
+        Ok(())
+    };
+    let status = verified_status(written.and_then(|()| out.flush()), verified, reporter);
+    Checked { status, tally }
+}
+
+/// One manifest checked: its name as given (`-` for standard input), its counts, and why it
+/// could not be read to its end, if it could not.
+struct ManifestCheck {
+    name: Vec<u8>,
+    tally: Tally,
+    error: Option<String>,
+}
+
+impl ManifestCheck {
+    /// coreutils' verdict on a manifest: everything it lists verified, and it listed something.
+    fn verified(&self, options: &CheckOptions) -> bool {
+        let tally = &self.tally;
+        self.error.is_none()
+            && tally.any_listed()
+            && tally.failed == 0
+            && tally.unreadable == 0
+            && (!options.strict || tally.improper == 0)
+            && (!options.ignore_missing || tally.ok > 0)
+    }
+
+    fn summary(&self, options: &CheckOptions) -> ManifestSummary<'_> {
+        let read = self.error.is_none();
+        ManifestSummary {
+            name: &self.name,
+            tally: self.tally,
+            error: self.error.clone(),
+            no_proper_lines: read && !self.tally.any_listed(),
+            no_file_verified: read
+                && self.tally.any_listed()
+                && options.ignore_missing
+                && self.tally.ok == 0,
+        }
+    }
 }
 
 /// The exit status of a verification once its output is written: success only when everything
@@ -50,20 +190,6 @@ pub(crate) fn verified_status(
         Ok(()) => ExitStatus::Failure,
         Err(e) => reporter.output_failed(e, ExitStatus::Failure),
     }
-}
-
-/// What `--stats` counts of the files a check lists (a missing file is one that could not be
-/// read because it is not there).
-const STATUSES: [&str; 4] = ["OK", "FAILED", "missing", "unreadable"];
-
-/// Counts kept for one manifest, as coreutils keeps them.
-#[derive(Default)]
-struct Tally {
-    properly_formatted: bool,
-    improperly_formatted: u64,
-    unreadable: u64,
-    mismatched: u64,
-    matched_any: bool,
 }
 
 /// What the worker hands back for one manifest line.
@@ -108,8 +234,8 @@ fn verify_fallbacks(
 /// on an endless manifest.
 const BATCH_LINES: usize = 4096;
 
-/// Checks one manifest as it is read; `Ok(true)` when everything it lists verified. An `Err`
-/// is a failure to write standard output, which ends the run at once, as coreutils ends it.
+/// Checks one manifest as it is read, counting what it finds. An `Err` is a failure to write
+/// standard output, which ends the run at once, as coreutils ends it.
 ///
 /// Each batch is the lines the reader holds without waiting for more; their files are hashed
 /// side by side and reported in manifest order, and standard output is flushed before the
@@ -119,30 +245,33 @@ fn check_manifest(
     manifest: &Input,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
-) -> io::Result<bool> {
-    let manifest_name: &[u8] = match manifest {
-        Input::Stdin => b"standard input",
-        Input::Path(path) => path.as_os_str().as_bytes(),
-    };
+) -> io::Result<ManifestCheck> {
+    let manifest_name = message_name(manifest);
     // coreutils reports a failed read of a manifest without the system's reason.
     let read_error = Message::ManifestReadError {
         manifest: manifest_name,
+    };
+    let mut checked = ManifestCheck {
+        name: manifest.name_bytes().to_vec(),
+        tally: Tally::default(),
+        error: None,
     };
     let extensions = check.dialect == CheckDialect::Fasthash;
     let terminator = crate::format::line_end(check.zero_terminated);
     let mut lines = match crate::io::line_reader(manifest, terminator, extensions) {
         Ok(lines) => lines,
-        Err(_) if *manifest == Input::Stdin => {
-            reporter.say_after(out, &read_error)?;
-            return Ok(false);
-        }
         Err(source) => {
-            let error = Error::Input {
-                name: manifest.name_bytes().to_vec(),
-                source,
-            };
-            reporter.error_after(out, &error)?;
-            return Ok(false);
+            checked.error = Some(crate::error::os_error_text(&source));
+            if *manifest == Input::Stdin {
+                reporter.say_after(out, &read_error)?;
+            } else {
+                let error = Error::Input {
+                    name: manifest.name_bytes().to_vec(),
+                    source,
+                };
+                reporter.error_after(out, &error)?;
+            }
+            return Ok(checked);
         }
     };
     let mut parser = LineParser::new(ParseOptions {
@@ -153,7 +282,6 @@ fn check_manifest(
     })
     .with_type_name(check.type_name, check.retag);
 
-    let mut tally = Tally::default();
     let mut line_number = 0;
     let mut batch: Vec<Item> = Vec::new();
     loop {
@@ -163,9 +291,10 @@ fn check_manifest(
         match lines.read_line() {
             Ok(Some(text)) => batch.extend(item(check, &mut parser, &mut line_number, text)),
             Ok(None) => break,
-            Err(_) => {
+            Err(source) => {
+                checked.error = Some(crate::error::os_error_text(&source));
                 reporter.say_after(out, &read_error)?;
-                return Ok(false);
+                return Ok(checked);
             }
         }
         while batch.len() < BATCH_LINES {
@@ -174,17 +303,19 @@ fn check_manifest(
             };
             batch.extend(item(check, &mut parser, &mut line_number, text));
         }
-        check_batch(check, manifest_name, &batch, &mut tally, out, reporter)?;
+        check_batch(check, manifest, &batch, &mut checked.tally, out, reporter)?;
         batch.clear();
     }
-    report_summary(check, manifest_name, &tally, out, reporter)?;
+    report_summary(check, manifest_name, &checked.tally, out, reporter)?;
+    Ok(checked)
+}
 
-    let options = &check.options;
-    Ok(tally.properly_formatted
-        && tally.mismatched == 0
-        && tally.unreadable == 0
-        && (!options.strict || tally.improperly_formatted == 0)
-        && (!options.ignore_missing || tally.matched_any))
+/// A manifest as coreutils names it in messages.
+fn message_name(manifest: &Input) -> &[u8] {
+    match manifest {
+        Input::Stdin => b"standard input",
+        Input::Path(path) => path.as_os_str().as_bytes(),
+    }
 }
 
 /// Parses the next manifest line: the line to check or report, or `None` for one that does not
@@ -218,7 +349,7 @@ fn item(
 /// Verifies a batch of lines, their files hashed side by side, and reports them in order.
 fn check_batch(
     check: &Check,
-    manifest_name: &[u8],
+    manifest: &Input,
     items: &[Item],
     tally: &mut Tally,
     out: &mut (impl Write + Send),
@@ -247,17 +378,7 @@ fn check_batch(
         |run| verify_run(run, &check.run.read),
         |_, run, outcomes| {
             for (item, outcome) in run.iter().zip(outcomes) {
-                let result = report_line(
-                    check,
-                    manifest_name,
-                    item.line_number,
-                    item.type_name,
-                    &item.line,
-                    outcome,
-                    tally,
-                    out,
-                    reporter,
-                );
+                let result = report_line(check, manifest, item, outcome, tally, out, reporter);
                 if let Err(e) = result {
                     write_result = Err(e);
                     return ControlFlow::Break(());
@@ -320,98 +441,80 @@ struct Item {
     type_name: Option<&'static str>,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Counts one line and reports it: a malformed line under `--warn`, a file's status.
 fn report_line(
     check: &Check,
-    manifest_name: &[u8],
-    line_number: usize,
-    type_name: Option<&'static str>,
-    line: &Line,
+    manifest: &Input,
+    item: &Item,
     outcome: Outcome,
     tally: &mut Tally,
     out: &mut impl Write,
     reporter: &Reporter,
 ) -> io::Result<()> {
     let options: &CheckOptions = &check.options;
-    match (line, outcome) {
+    let entry = match (&item.line, outcome) {
         (Line::Improper, _) => {
-            tally.improperly_formatted += 1;
-            if options.warn {
-                let improper = Message::ImproperLine {
-                    manifest: manifest_name,
-                    line_number,
-                    algorithm: type_name,
+            tally.improper += 1;
+            return match (options.warn, check.json) {
+                (false, _) => Ok(()),
+                (true, true) => write_improper_json(out, manifest.name_bytes(), item.line_number),
+                (true, false) => {
+                    let improper = Message::ImproperLine {
+                        manifest: message_name(manifest),
+                        line_number: item.line_number,
+                        algorithm: item.type_name,
+                    };
+                    reporter.say_after(out, &improper)
+                }
+            };
+        }
+        (Line::Entry(entry), Outcome::Verified(result)) => (entry, result),
+        (Line::Entry(_), Outcome::NotChecked) | (Line::Skip, _) => return Ok(()),
+    };
+    let (entry, result) = entry;
+    let (status, algorithm) = match result {
+        Err(e) if options.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+            tally.missing += 1;
+            return Ok(());
+        }
+        Err(source) => {
+            let reason = crate::error::os_error_text(&source);
+            let error = Error::Input {
+                name: entry.name.clone(),
+                source,
+            };
+            reporter.error_after(out, &error)?;
+            (FileStatus::Unreadable(reason), entry.algorithm)
+        }
+        Ok(Some(matched)) => {
+            if check.run.debug && matched != entry.algorithm {
+                // Only an untagged line has fallbacks; say which reading matched.
+                let matched_as = Message::MatchedAs {
+                    name: &entry.name,
+                    matched,
+                    listed: entry.algorithm,
                 };
-                reporter.say_after(out, &improper)?;
+                reporter.say_after(out, &matched_as)?;
             }
-            Ok(())
+            (FileStatus::Ok, matched)
         }
-        (Line::Entry(entry), Outcome::Verified(result)) => {
-            tally.properly_formatted = true;
-            reporter.count(|counts| counts.status(stats_status(&result), 1));
-            match result {
-                Err(e) if options.ignore_missing && e.kind() == io::ErrorKind::NotFound => Ok(()),
-                Err(source) => {
-                    tally.unreadable += 1;
-                    reporter.error_after(
-                        out,
-                        &Error::Input {
-                            name: entry.name.clone(),
-                            source,
-                        },
-                    )?;
-                    write_status(out, options, &entry.name, Verdict::Unreadable)
-                }
-                Ok(Some(matched)) => {
-                    tally.matched_any = true;
-                    if check.run.debug && matched != entry.algorithm {
-                        // Only an untagged line has fallbacks; say which reading matched.
-                        let matched_as = Message::MatchedAs {
-                            name: &entry.name,
-                            matched,
-                            listed: entry.algorithm,
-                        };
-                        reporter.say_after(out, &matched_as)?;
-                    }
-                    if options.quiet {
-                        return Ok(());
-                    }
-                    write_status(out, options, &entry.name, Verdict::Ok)
-                }
-                Ok(None) => {
-                    tally.mismatched += 1;
-                    write_status(out, options, &entry.name, Verdict::Failed)
-                }
-            }
-        }
-        (Line::Entry(_), Outcome::NotChecked) | (Line::Skip, _) => Ok(()),
-    }
-}
-
-/// The word `--stats` counts a verified line under (one of [`STATUSES`]).
-fn stats_status(result: &io::Result<Option<Algorithm>>) -> &'static str {
-    match result {
-        Ok(Some(_)) => "OK",
-        Ok(None) => "FAILED",
-        Err(e) if e.kind() == io::ErrorKind::NotFound => "missing",
-        Err(_) => "unreadable",
-    }
-}
-
-/// A check line's verdict, unless `--status` keeps them all back.
-fn write_status(
-    out: &mut impl Write,
-    options: &CheckOptions,
-    name: &[u8],
-    verdict: Verdict,
-) -> io::Result<()> {
-    if options.status {
+        Ok(None) => (FileStatus::Failed, entry.algorithm),
+    };
+    tally.count(&status);
+    if options.status || (options.quiet && status == FileStatus::Ok) {
         return Ok(());
     }
-    write_verdict(out, name, verdict)
+    let listed = Listed {
+        manifest: manifest.name_bytes(),
+        line: item.line_number,
+        algorithm,
+    };
+    write_status(out, &entry.name, &status, Some(&listed), check.json)
 }
 
-/// coreutils' warnings after a manifest, in its order.
+/// coreutils' warnings after a manifest, in its order. The first is an error, printed even
+/// under `--status`, and so with `--json` too; the others are what `--json`'s summary object
+/// says instead.
 fn report_summary(
     check: &Check,
     manifest_name: &[u8],
@@ -420,17 +523,17 @@ fn report_summary(
     reporter: &Reporter,
 ) -> io::Result<()> {
     let manifest = manifest_name;
-    if !tally.properly_formatted {
+    if !tally.any_listed() {
         return reporter.say_after(out, &Message::NoProperLines { manifest });
     }
-    if check.options.status {
+    if check.options.status || check.json {
         return Ok(());
     }
     let warnings = [
-        (tally.improperly_formatted > 0).then_some(Message::Improper(tally.improperly_formatted)),
+        (tally.improper > 0).then_some(Message::Improper(tally.improper)),
         (tally.unreadable > 0).then_some(Message::Unreadable(tally.unreadable)),
-        (tally.mismatched > 0).then_some(Message::Mismatched(tally.mismatched)),
-        (check.options.ignore_missing && !tally.matched_any)
+        (tally.failed > 0).then_some(Message::Mismatched(tally.failed)),
+        (check.options.ignore_missing && tally.ok == 0)
             .then_some(Message::NoFileVerified { manifest }),
     ];
     for warning in warnings.iter().flatten() {
@@ -445,10 +548,11 @@ fn report_summary(
 /// (REASON)`, on stdout) or does not match. One warning at the end counts all of them. A
 /// checkfile that cannot be opened, or a line that is not UTF-8, ends the run there with
 /// `Error: REASON` and no warning, as b3sum's `main` returning its error does.
-fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
-    let mut failed: u64 = 0;
-    let outcome = check_b3sum_files(check, out, reporter, &mut failed);
-    match outcome.and_then(|fatal| out.flush().map(|()| fatal)) {
+fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> Checked {
+    let mut tally = Tally::default();
+    let outcome = check_b3sum_files(check, out, reporter, &mut tally);
+    let failed = tally.failed + tally.unreadable + tally.improper;
+    let status = match outcome.and_then(|fatal| out.flush().map(|()| fatal)) {
         Ok(None) if failed == 0 => ExitStatus::Success,
         Ok(None) => {
             reporter.say(&Message::B3sumFailures(failed));
@@ -459,16 +563,17 @@ fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> ExitSt
             ExitStatus::Failure
         }
         Err(e) => reporter.output_failed(e, ExitStatus::Failure),
-    }
+    };
+    Checked { status, tally }
 }
 
-/// The checkfiles of `b3sum -c`, in order, counting failures in `failed`: `Ok(Some(reason))`
-/// for an error that ends the run, `Err` for a failed write to standard output.
+/// The checkfiles of `b3sum -c`, in order, counted in `tally`: `Ok(Some(reason))` for an error
+/// that ends the run, `Err` for a failed write to standard output.
 fn check_b3sum_files(
     check: &Check,
     out: &mut impl Write,
     reporter: &Reporter,
-    failed: &mut u64,
+    tally: &mut Tally,
 ) -> io::Result<Option<String>> {
     for checkfile in &check.manifests {
         // Read as a stream, each line checked and its status written before the next is read.
@@ -491,7 +596,7 @@ fn check_b3sum_files(
             let parsed = match parse_b3sum_line(line) {
                 Ok(parsed) => parsed,
                 Err(reason) => {
-                    *failed += 1;
+                    tally.improper += 1;
                     reporter.say_after(out, &Message::B3sumLine(reason))?;
                     continue;
                 }
@@ -499,12 +604,13 @@ fn check_b3sum_files(
             let input = Input::Path(PathBuf::from(&parsed.path));
             let verdict = hash_input(&input, Algorithm::Blake3, &check.run.read)
                 .map(|digest| digest == parsed.expected);
-            if verdict.as_ref().is_ok_and(|matched| *matched) {
-                if check.options.quiet {
-                    continue;
-                }
-            } else {
-                *failed += 1;
+            match &verdict {
+                Ok(true) => tally.ok += 1,
+                Ok(false) => tally.failed += 1,
+                Err(_) => tally.unreadable += 1,
+            }
+            if check.options.quiet && verdict.as_ref().is_ok_and(|matched| *matched) {
+                continue;
             }
             write_b3sum_verdict(out, &parsed.shown, verdict.as_ref().map(|m| *m))?;
         }

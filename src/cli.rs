@@ -219,13 +219,15 @@ pub struct Cli {
     #[arg(short = 'L', long = "follow")]
     pub follow: bool,
 
-    /// Skip files and directories matching GLOB (a GLOB without `/` matches names, one with
-    /// `/` the path below the walked directory); in --check, skip listed files that match
+    /// With -r, skip files and directories matching GLOB; with --check, the listed files that
+    /// match. GLOB matches the end of the path as printed (`*.log`, `cache/**`: at any
+    /// depth); a leading `/` anchors it at the directory named (`/src/build` for `-r src`), a
+    /// trailing `/` matches directories only
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
-    /// Hash only files matching GLOB, or under a directory matching it (same rules as
-    /// --exclude)
+    /// With -r or --check, only files matching GLOB, or under a directory matching it (the
+    /// rules of --exclude, which wins)
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
 
@@ -289,7 +291,8 @@ pub struct Cli {
     pub s3_header: bool,
 
     /// Print one JSON object a line: name, size, algorithm, digest, S3 header and value,
-    /// checksum type, parts, ETag
+    /// checksum type, parts, ETag; with --check (and --tree), one object a file and a summary
+    /// object; with --verify-s3, the verdict as one object (every field: docs/json.md)
     #[arg(long, help_heading = "Amazon S3")]
     pub json: bool,
 
@@ -304,7 +307,9 @@ pub struct Cli {
     #[arg(long, value_name = "TYPE", value_parser = ["composite", "full-object"], help_heading = "Amazon S3")]
     pub checksum_type: Option<String>,
 
-    /// Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size)
+    /// Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size);
+    /// alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an
+    /// `ETag:` header line
     #[arg(long, help_heading = "Amazon S3")]
     pub etag: bool,
 

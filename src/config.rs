@@ -120,14 +120,14 @@ pub struct Check {
     pub retag: Retag,
     /// `--exclude`/`--include`: the listed files to check.
     pub filter: Filter,
+    /// `--json`: the statuses and the summary as JSON objects, one a line.
+    pub json: bool,
     pub run: RunSettings,
 }
 
 #[derive(Debug)]
 pub struct Audit {
     pub tree: PathBuf,
-    /// `--json`: the statuses as JSON lines.
-    pub json: bool,
     /// `-L`: follow links met in the tree (its files are filtered by `check.filter`).
     pub follow_links: bool,
     pub check: Check,
@@ -138,6 +138,8 @@ pub struct VerifyS3 {
     /// The JSON that S3 printed.
     pub json: PathBuf,
     pub file: PathBuf,
+    /// `--json`: the verdict as one JSON object.
+    pub json_output: bool,
     pub run: RunSettings,
 }
 
@@ -156,6 +158,17 @@ impl Mode {
             Mode::S3Values(values) => Some(values.algorithm),
             Mode::Check(check) => check.algorithm,
             Mode::Audit(audit) => audit.check.algorithm,
+            _ => None,
+        }
+    }
+
+    /// The `--exclude`/`--include` filter of a mode that filters names.
+    pub fn filter(&self) -> Option<&Filter> {
+        match self {
+            Mode::Hash(Hash { files, .. }) | Mode::S3Values(S3Values { files, .. }) => {
+                Some(&files.walk.filter)
+            }
+            Mode::Check(check) | Mode::Audit(Audit { check, .. }) => Some(&check.filter),
             _ => None,
         }
     }
@@ -229,6 +242,12 @@ impl Mode {
             },
         };
         if cli.list_kernels {
+            if let Some(file) = cli.files.first() {
+                return Err(Error::usage(format!(
+                    "--list-kernels lists this CPU's kernels and reads no file, not '{}'",
+                    file.to_string_lossy()
+                )));
+            }
             check_forced_kernels()?;
             let caps = crate::kernels::detect::Capabilities::get();
             return Ok(Mode::Print(crate::format::kernels::list(&caps)));
@@ -284,8 +303,11 @@ impl Mode {
             }
         }
         let names_from = names_from(&cli)?;
-        let filter = Filter::new(&cli.exclude, &cli.include)
+        let mut filter = Filter::new(&cli.exclude, &cli.include)
             .map_err(|e| Error::usage(format!("invalid glob: {e}")))?;
+        if cli.debug {
+            filter.track_matches();
+        }
         let walk = WalkOptions {
             recursive: cli.recursive,
             follow_links: cli.follow,
@@ -297,6 +319,9 @@ impl Mode {
             _ => ProgressChoice::Auto,
         };
         let (s3, algorithm) = crate::s3::options::resolve(&cli, hashing, algorithm)?;
+        if personality == Personality::Fasthash {
+            refuse_options_that_would_do_nothing(&cli, s3.is_some())?;
+        }
         if cli.verify_s3.is_some() && cli.files.len() != 1 {
             return Err(Error::usage(
                 "--verify-s3 compares one file: fasthash --verify-s3 HEAD.json FILE",
@@ -360,10 +385,16 @@ impl Mode {
             return Ok(Mode::VerifyS3(VerifyS3 {
                 json: PathBuf::from(json),
                 file,
+                json_output: cli.json,
                 run,
             }));
         }
         if cli.merge {
+            if cli.json {
+                return Err(Error::usage(
+                    "--merge writes the shards' own lines; --json does not apply to it",
+                ));
+            }
             return Ok(Mode::Merge(Merge {
                 shards: inputs,
                 run,
@@ -394,12 +425,12 @@ impl Mode {
                 type_name,
                 retag,
                 filter: walk.filter.clone(),
+                json: cli.json,
                 run,
             };
             return Ok(match &cli.tree {
                 Some(tree) => Mode::Audit(Audit {
                     tree: PathBuf::from(tree),
-                    json: cli.json,
                     follow_links: cli.follow,
                     check,
                 }),
@@ -469,6 +500,166 @@ fn names_from(cli: &Cli) -> Result<Option<NameList>, Error> {
         source: Input::from_arg(list.clone()),
         zero_terminated,
     }))
+}
+
+/// fasthash's own options that would change nothing in the mode the command line asks for:
+/// refused, naming both options and what the option is for, so that no option is ignored
+/// without a word. (The drop-in names' parsers accept only their programs' options.)
+fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<(), Error> {
+    // The option that chose the mode, as a refusal names it.
+    let mode = first_given(&[
+        (cli.merge, "--merge"),
+        (cli.verify_s3.is_some(), "--verify-s3"),
+        (cli.check, "--check"),
+    ]);
+    let s3_option = first_given(&[
+        (cli.s3, "--s3"),
+        (cli.s3_header, "--s3-header"),
+        (cli.etag, "--etag"),
+        (cli.part_size.is_some(), "--part-size"),
+        (cli.checksum_type.is_some(), "--checksum-type"),
+        (cli.s3_preset.is_some(), "--s3-preset"),
+        (cli.json, "--json"),
+    ])
+    .filter(|_| s3_values);
+    let filter_option = first_given(&[
+        (!cli.exclude.is_empty(), "--exclude"),
+        (!cli.include.is_empty(), "--include"),
+    ]);
+    let line_option = first_given(&[
+        (cli.tag, "--tag"),
+        (cli.untagged, "--untagged"),
+        (cli.binary, "--binary"),
+        (cli.text_typed, "--text"),
+        (cli.base64, "--base64"),
+    ]);
+    let names_option = first_given(&[
+        (cli.files_from.is_some(), "--files-from"),
+        (cli.files0_from.is_some(), "--files0-from"),
+    ]);
+    let reading_option = first_given(&[
+        (cli.threads.is_some(), "--threads"),
+        (cli.mmap, "--mmap"),
+        (cli.no_mmap, "--no-mmap"),
+    ]);
+    let audit = cli.check && cli.tree.is_some();
+
+    let refusal = |option: &str, with: &str, why: &str| {
+        Err(Error::usage(format!(
+            "{option} does nothing with {with}: {why}"
+        )))
+    };
+    let refusal_without = |option: &str, needs: &str, why: &str| {
+        Err(Error::usage(format!(
+            "{option} does nothing without {needs}: {why}"
+        )))
+    };
+    if let (true, Some(mode)) = (cli.recursive, mode) {
+        let why = if mode == "--check" {
+            "a manifest names the files it checks (--tree DIR also walks DIR for files it does not list)"
+        } else {
+            "-r walks directories to hash the files in them"
+        };
+        return refusal("-r", mode, why);
+    }
+    if cli.follow && !cli.recursive && !audit {
+        return refusal_without(
+            "-L",
+            "-r",
+            "it follows symbolic links met while walking directories (-r, or --check --tree DIR); \
+             links named on the command line are always followed",
+        );
+    }
+    if let Some(option) = filter_option {
+        if let Some(mode @ ("--merge" | "--verify-s3")) = mode {
+            return refusal(
+                option,
+                mode,
+                "it filters the files -r walks or --check reads",
+            );
+        }
+        if !cli.recursive && !cli.check {
+            return refusal_without(
+                option,
+                "-r",
+                "it filters the files -r walks or a manifest lists (--check); files named on \
+                 the command line are always hashed",
+            );
+        }
+    }
+    if let (Some(option), Some(mode)) = (names_option, mode) {
+        return refusal(
+            option,
+            mode,
+            "it names files to hash; a manifest or shard names its own files",
+        );
+    }
+    if let (Some(option), Some(s3)) = (line_option, s3_option) {
+        return refusal(
+            option,
+            s3,
+            "it shapes digest lines, and the S3 options print S3's values instead",
+        );
+    }
+    if cli.no_part_limits && cli.part_size.is_none() && cli.s3_preset.is_none() {
+        return refusal_without(
+            "--no-part-limits",
+            "--part-size",
+            "it lifts S3's limits on the parts of --part-size SIZE (or of an --s3-preset)",
+        );
+    }
+    if cli.cache.is_some() {
+        if let Some(with) = s3_option.or(mode.filter(|m| *m != "--check")) {
+            return refusal(
+                "--cache",
+                with,
+                "it remembers the digests of files hashed or checked; S3 values, merged \
+                 shards and --verify-s3 do not use it",
+            );
+        }
+    }
+    // With --check, -z says how the manifest's lines end, which JSON output does not change.
+    if cli.zero && cli.json && !cli.check {
+        return refusal(
+            "-z",
+            "--json",
+            "JSON objects end with a newline, and their names are JSON strings",
+        );
+    }
+    if cli.no_names && (cli.json || (cli.s3_header && s3_values)) {
+        let with = if cli.json { "--json" } else { "--s3-header" };
+        return refusal(
+            "--no-names",
+            with,
+            "JSON objects always carry the name, and header lines never do",
+        );
+    }
+    if let (Some(option), Some("--merge")) = (reading_option, mode) {
+        return refusal(
+            option,
+            "--merge",
+            "merging reads the shard manifests, not the files they list",
+        );
+    }
+    if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.algorithm.is_some(), mode) {
+        return refusal(
+            "-a",
+            mode,
+            "the shards and S3's JSON say their own algorithm",
+        );
+    }
+    if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.zero, mode) {
+        return refusal("-z", mode, "-z shapes the lines of hashing and --check");
+    }
+    Ok(())
+}
+
+/// The first of `options` that was given.
+fn first_given<'a>(options: &[(bool, &'a str)]) -> Option<&'a str> {
+    options
+        .iter()
+        .find(|(given, _)| *given)
+        .map(|&(_, name)| name)
 }
 
 /// The combinations coreutils' digest programs refuse, in the order they test them.
@@ -640,7 +831,17 @@ mod tests {
         else {
             panic!("expected an audit");
         };
-        assert!(audit.json);
+        assert!(audit.check.json);
+        let Mode::Check(check) = mode(&["fasthash", "-c", "--json", "SUMS"]) else {
+            panic!("expected checking");
+        };
+        assert!(check.json);
+        let Mode::VerifyS3(verify) = mode(&["fasthash", "--verify-s3", "h.json", "f", "--json"])
+        else {
+            panic!("expected --verify-s3");
+        };
+        assert!(verify.json_output);
+        assert!(usage_message(&["fasthash", "--merge", "--json", "s1"]).contains("--json"));
         assert_eq!(audit.check.algorithm, None);
         let Mode::S3Values(values) = mode(&["fasthash", "--s3", "f"]) else {
             panic!("expected S3 values");

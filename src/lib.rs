@@ -22,7 +22,7 @@ pub mod s3;
 use config::{Config, Mode};
 use error::ExitStatus;
 use format::messages::Message;
-use report::Reporter;
+use report::{Reporter, Verified};
 use std::io::Write;
 
 /// Runs a validated configuration to its exit status.
@@ -44,19 +44,17 @@ pub fn run(config: &Config) -> ExitStatus {
             line_end(values.zero_terminated),
             |out| hash::run_s3(values, out, &reporter),
         ),
-        Mode::Check(check) => run_over_files(
-            config,
-            &reporter,
-            &check.run,
-            line_end(check.zero_terminated),
-            |out| check::run(check, out, &reporter),
-        ),
-        Mode::Audit(audit) => {
-            let end = line_end(audit.check.zero_terminated);
-            run_over_files(config, &reporter, &audit.check.run, end, |out| {
-                audit::run(audit, out, &reporter)
-            })
-        }
+        // Status lines and JSON objects end in a newline whatever -z says (`format::status`).
+        Mode::Check(check) => run_over_files(config, &reporter, &check.run, b'\n', |out| {
+            let checked = check::run(check, out, &reporter);
+            reporter.count(|counts| counts.verified = Some(Verified::Check(checked.tally)));
+            checked.status
+        }),
+        Mode::Audit(audit) => run_over_files(config, &reporter, &audit.check.run, b'\n', |out| {
+            let audited = audit::run(audit, out, &reporter);
+            reporter.count(|counts| counts.verified = Some(Verified::Audit(audited.tally)));
+            audited.status
+        }),
         Mode::VerifyS3(verify) => run_over_files(config, &reporter, &verify.run, b'\n', |out| {
             s3::verify::run(verify, out, &reporter)
         }),
@@ -108,6 +106,11 @@ fn run_over_files(
     let status = work(&mut io::WholeLines::new(io::RawStdout, line_end));
     let bytes = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed) - bytes_before;
     let seconds = started.elapsed().as_secs_f64();
+    if let (true, Some(filter)) = (settings.debug, config.mode.filter()) {
+        for (option, pattern) in filter.unmatched() {
+            reporter.say(&Message::FilterMatchedNothing { option, pattern });
+        }
+    }
     if let (Some(cache), Some(path)) = (io::cache::active(), &settings.cache) {
         if settings.debug {
             let (hits, misses) = cache.counts();

@@ -1,6 +1,7 @@
 //! Where messages go: `PROGRAM: message` on standard error, written after whatever standard
 //! output holds so far, so the two streams interleave in input order on a terminal.
 
+use crate::check::Tally;
 use crate::cli::{Invocation, Personality};
 use crate::error::{Error, ExitStatus, MessageStyle};
 use crate::format::messages::Message;
@@ -34,12 +35,19 @@ pub struct Reporter {
 /// What a run did, for `--stats`'s closing line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Files hashed or verified, or that failed.
+    /// Files hashed, or that could not be (hashing, `--verify-s3`).
     pub files: u64,
-    /// Of those, the ones that could not be read (hashing, `--verify-s3`).
+    /// Of those, the ones that could not be read.
     pub failed: u64,
-    /// `--check` and audits: how many files got each status, in the order first named.
-    pub statuses: Vec<(&'static str, u64)>,
+    /// What a check or an audit tallied, in place of the two above.
+    pub verified: Option<Verified>,
+}
+
+/// The tally of `--check`, or of an audit (`--check --tree`), whose words differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verified {
+    Check(Tally),
+    Audit(Tally),
 }
 
 impl Counts {
@@ -47,15 +55,6 @@ impl Counts {
     pub fn file(&mut self, failed: bool) {
         self.files += 1;
         self.failed += u64::from(failed);
-    }
-
-    /// `n` more files with the status `word` (0 to name a status, in its place, before any).
-    pub fn status(&mut self, word: &'static str, n: u64) {
-        self.files += n;
-        match self.statuses.iter_mut().find(|(kind, _)| *kind == word) {
-            Some(slot) => slot.1 += n,
-            None => self.statuses.push((word, n)),
-        }
     }
 }
 

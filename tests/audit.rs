@@ -129,7 +129,10 @@ fn json_gives_one_object_a_file_with_its_status() {
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_slice(l).unwrap())
         .collect();
-    assert_eq!(objects.len(), 10);
+    // One object a file, then the summary (docs/json.md).
+    assert_eq!(objects.len(), 11);
+    assert!(objects[..10].iter().all(|o| o["type"] == "file"));
+    assert_eq!(objects[10]["type"], "summary");
     let moved = objects.iter().find(|o| o["status"] == "MOVED").unwrap();
     assert_eq!(moved["name"], "data/renamed");
     assert_eq!(moved["from"], "data/to-rename");

@@ -390,6 +390,16 @@ fn stats_of_a_check_count_each_outcome() {
     assert_eq!(output.status.code(), Some(1));
     // coreutils' own warnings come first, unchanged.
     assert!(text(&output.stderr).contains("WARNING: 1 computed checksum did NOT match"));
+    // A missing file could not be read, as coreutils counts it...
+    assert_eq!(
+        without_timing(&stats_line(&output.stderr)),
+        "3 files, 15 B in T s, R; 1 OK, 1 FAILED, 0 missing, 1 unreadable"
+    );
+    // ...unless --ignore-missing passes over it: then it is missing (as in the JSON summary).
+    let output = fasthash(d)
+        .args(["--stats", "-a", "sha256", "-c", "--ignore-missing", "SUMS"])
+        .output();
+    assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         without_timing(&stats_line(&output.stderr)),
         "3 files, 15 B in T s, R; 1 OK, 1 FAILED, 1 missing, 0 unreadable"
@@ -399,7 +409,7 @@ fn stats_of_a_check_count_each_outcome() {
     let output = fasthash(d).args(["--stats", "-c", "SUMS"]).output();
     assert_eq!(
         without_timing(&stats_line(&output.stderr)),
-        "3 files, 39 B in T s, R; 1 OK, 1 FAILED, 1 missing, 0 unreadable"
+        "3 files, 39 B in T s, R; 1 OK, 1 FAILED, 0 missing, 1 unreadable"
     );
 }
 

@@ -6,7 +6,7 @@ use super::quote::quote_name;
 use crate::error::{Error, MessageStyle};
 use crate::io::cache::Ignored;
 use crate::kernels::Algorithm;
-use crate::report::Counts;
+use crate::report::{Counts, Verified};
 use std::io;
 use std::path::Path;
 
@@ -78,6 +78,11 @@ pub enum Message<'a> {
     CacheNotWritten {
         path: &'a Path,
         error: &'a io::Error,
+    },
+    /// `--debug`: an `--exclude` or `--include` pattern that matched no file or directory.
+    FilterMatchedNothing {
+        option: &'a str,
+        pattern: &'a str,
     },
     /// `--debug`: the kernel an algorithm runs on (`format::kernels::debug_line`).
     Kernel(Algorithm),
@@ -185,6 +190,9 @@ impl Message<'_> {
                 path.display()
             )
             .into_bytes(),
+            Message::FilterMatchedNothing { option, pattern } => {
+                format!("{option} '{pattern}' matched nothing").into_bytes()
+            }
             Message::CacheNotWritten { path, error } => format!(
                 "warning: could not write the cache {}: {error}",
                 path.display()
@@ -206,14 +214,37 @@ pub fn try_help(program: &str) -> String {
     format!("Try '{program} --help' for more information.\n")
 }
 
-/// `1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, 2 failed` when some failed, and the
-/// statuses of a check or an audit after a `;`: `; 10 OK, 1 FAILED, 1 missing, 0 unreadable`.
+/// The words of an audit's counts, in the order of its summary line (and of
+/// [`crate::check::Tally::counts`]), improper lines apart.
+pub(crate) const AUDIT_WORDS: [&str; 6] = ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"];
+
+/// `1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, 2 failed` when some could not be read;
+/// a check's or an audit's counts after a `;`, every one, in a fixed order: `; 10 OK, 1 FAILED,
+/// 0 missing, 1 unreadable` (missing: passed over by `--ignore-missing`), or the audit's.
 fn stats(counts: &Counts, bytes: u64, seconds: f64) -> String {
     use super::units;
-    let files = if counts.files == 1 { "file" } else { "files" };
+    let statuses: Vec<(&str, u64)> = match &counts.verified {
+        None => Vec::new(),
+        Some(Verified::Check(tally)) => vec![
+            ("OK", tally.ok),
+            ("FAILED", tally.failed),
+            ("missing", tally.missing),
+            ("unreadable", tally.unreadable),
+        ],
+        Some(Verified::Audit(tally)) => AUDIT_WORDS
+            .iter()
+            .zip(tally.counts())
+            .map(|(word, (_, n))| (*word, n))
+            .collect(),
+    };
+    let files = match counts.verified {
+        None => counts.files,
+        Some(_) => statuses.iter().map(|(_, n)| n).sum(),
+    };
     let mut text = format!(
-        "{} {files}, {} in {}, {}",
-        units::count(counts.files),
+        "{} {}, {} in {}, {}",
+        units::count(files),
+        if files == 1 { "file" } else { "files" },
         units::bytes(bytes),
         units::seconds(seconds),
         units::rate(bytes, seconds)
@@ -221,8 +252,7 @@ fn stats(counts: &Counts, bytes: u64, seconds: f64) -> String {
     if counts.failed > 0 {
         text.push_str(&format!(", {} failed", units::count(counts.failed)));
     }
-    let statuses: Vec<String> = counts
-        .statuses
+    let statuses: Vec<String> = statuses
         .iter()
         .map(|(word, n)| format!("{} {word}", units::count(*n)))
         .collect();

@@ -1,35 +1,27 @@
 //! Status lines on standard output: `--check`'s `NAME: OK` as coreutils and b3sum write them,
-//! and the audit's, as text or JSON. They end in a newline whatever `-z` says: coreutils ends
-//! its check lines so, and an audit's lines are read by people and line-based tools.
+//! and the audit's; and with `--json`, the objects of a check or an audit (one a file, one a
+//! malformed line under `--warn`, one summary; `docs/json.md`). They end in a newline whatever
+//! `-z` says: coreutils ends its check lines so, and an audit's lines are read by people and
+//! line-based tools.
 
 use super::quote::quote_name;
+use crate::check::Tally;
+use crate::kernels::Algorithm;
+use serde_json::{Map, Value};
 use std::io::{self, Write};
 
-/// What `--check` says of one listed file, in coreutils' words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Ok,
-    Failed,
-    Unreadable,
-}
-
-impl Verdict {
-    fn word(self) -> &'static str {
-        match self {
-            Verdict::Ok => "OK",
-            Verdict::Failed => "FAILED",
-            Verdict::Unreadable => "FAILED open or read",
-        }
-    }
-}
-
-/// `NAME: STATUS`, the name quoted as coreutils 9.11 and later quote it: shell quoting where
-/// the name needs it (`'a\b': OK`, `'a'$'\n''b': OK`), as in its diagnostics. (9.4 to 9.10
-/// wrote `\a\\b: OK`; 9.1 to 9.3 escaped only names holding a newline.)
-pub fn write_verdict(out: &mut impl Write, name: &[u8], verdict: Verdict) -> io::Result<()> {
+/// `NAME: STATUS` (an audit's `NAME: MOVED from OLD`), the name quoted as coreutils 9.11 and
+/// later quote it: shell quoting where the name needs it (`'a\b': OK`, `'a'$'\n''b': OK`), as
+/// in its diagnostics. (9.4 to 9.10 wrote `\a\\b: OK`; 9.1 to 9.3 escaped only names holding
+/// a newline.)
+pub fn write_verdict(out: &mut impl Write, name: &[u8], status: &FileStatus) -> io::Result<()> {
     out.write_all(&quote_name(name))?;
     out.write_all(b": ")?;
-    out.write_all(verdict.word().as_bytes())?;
+    out.write_all(status.word().as_bytes())?;
+    if let FileStatus::Moved { from } = status {
+        out.write_all(b" from ")?;
+        out.write_all(&quote_name(from))?;
+    }
     out.write_all(b"\n")
 }
 
@@ -47,12 +39,12 @@ pub fn write_b3sum_verdict(
     }
 }
 
-/// What an audit found of one file.
+/// What a check or an audit found of one file (a check finds only the first three).
 #[derive(Debug, PartialEq, Eq)]
-pub enum AuditStatus {
+pub enum FileStatus {
     Ok,
     Failed,
-    /// Listed, and there, but it could not be read.
+    /// Listed, and there, but it could not be read: the system's reason.
     Unreadable(String),
     Missing,
     /// Listed under another name, which is gone; the digest matches.
@@ -62,52 +54,166 @@ pub enum AuditStatus {
     New,
 }
 
-impl AuditStatus {
+impl FileStatus {
+    /// The word of the text line, as coreutils writes it for the kinds it has.
     pub fn word(&self) -> &'static str {
         match self {
-            AuditStatus::Ok => "OK",
-            AuditStatus::Failed => "FAILED",
-            AuditStatus::Unreadable(_) => "FAILED open or read",
-            AuditStatus::Missing => "MISSING",
-            AuditStatus::Moved { .. } => "MOVED",
-            AuditStatus::New => "NEW",
+            FileStatus::Unreadable(_) => "FAILED open or read",
+            other => other.json_word(),
+        }
+    }
+
+    /// The `status` of a JSON object: one upper-case word a kind, so a consumer can match
+    /// it whole (coreutils' `FAILED open or read` would start like `FAILED`).
+    fn json_word(&self) -> &'static str {
+        match self {
+            FileStatus::Ok => "OK",
+            FileStatus::Failed => "FAILED",
+            FileStatus::Unreadable(_) => "UNREADABLE",
+            FileStatus::Missing => "MISSING",
+            FileStatus::Moved { .. } => "MOVED",
+            FileStatus::New => "NEW",
         }
     }
 }
 
-/// One audit line: `NAME: STATUS` (`NAME: MOVED from OLD`), or with `json` an object.
-pub fn write_audit_status(
+/// One file's status: the text line ([`write_verdict`]) or, with `json`, its object
+/// ([`write_status_json`]).
+pub fn write_status(
     out: &mut impl Write,
     name: &[u8],
-    status: &AuditStatus,
+    status: &FileStatus,
+    listed: Option<&Listed>,
     json: bool,
 ) -> io::Result<()> {
     if json {
-        let mut object = serde_json::Map::new();
-        insert_name(&mut object, "name", name);
-        object.insert("status".into(), status.word().into());
-        match status {
-            AuditStatus::Moved { from } => insert_name(&mut object, "from", from),
-            AuditStatus::Unreadable(reason) => {
-                object.insert("error".into(), reason.clone().into());
-            }
-            _ => {}
-        }
-        serde_json::to_writer(&mut *out, &serde_json::Value::Object(object))?;
-        return out.write_all(b"\n");
+        write_status_json(out, name, status, listed)
+    } else {
+        write_verdict(out, name, status)
     }
-    out.write_all(&quote_name(name))?;
-    out.write_all(b": ")?;
-    out.write_all(status.word().as_bytes())?;
-    if let AuditStatus::Moved { from } = status {
-        out.write_all(b" from ")?;
-        out.write_all(&quote_name(from))?;
-    }
-    out.write_all(b"\n")
 }
 
-/// A name in JSON: as text, and exactly in `KEY_base64` when it is not UTF-8.
-fn insert_name(object: &mut serde_json::Map<String, serde_json::Value>, key: &str, name: &[u8]) {
+/// Where a file's manifest line is, for its JSON object: the manifest, the line's number in
+/// it, and the algorithm the file was verified under (the one it matched under, for an
+/// untagged line read under several).
+#[derive(Clone, Copy, Debug)]
+pub struct Listed<'a> {
+    pub manifest: &'a [u8],
+    pub line: usize,
+    pub algorithm: Algorithm,
+}
+
+/// The `"type": "file"` object of one file a check or an audit reports on.
+pub fn write_status_json(
+    out: &mut impl Write,
+    name: &[u8],
+    status: &FileStatus,
+    listed: Option<&Listed>,
+) -> io::Result<()> {
+    let mut object = typed("file");
+    insert_name(&mut object, "name", name);
+    object.insert("status".into(), status.json_word().into());
+    match status {
+        FileStatus::Moved { from } => insert_name(&mut object, "from", from),
+        FileStatus::Unreadable(reason) => {
+            object.insert("error".into(), reason.as_str().into());
+        }
+        _ => {}
+    }
+    if let Some(listed) = listed {
+        object.insert("algorithm".into(), listed.algorithm.to_string().into());
+        insert_name(&mut object, "manifest", listed.manifest);
+        object.insert("line".into(), listed.line.into());
+    }
+    write_object(out, object)
+}
+
+/// The `"type": "improper"` object of a manifest line that is not a checksum line (`--warn`).
+pub fn write_improper_json(out: &mut impl Write, manifest: &[u8], line: usize) -> io::Result<()> {
+    let mut object = typed("improper");
+    insert_name(&mut object, "manifest", manifest);
+    object.insert("line".into(), line.into());
+    write_object(out, object)
+}
+
+/// One manifest's part of a summary.
+#[derive(Debug)]
+pub struct ManifestSummary<'a> {
+    pub name: &'a [u8],
+    pub tally: Tally,
+    /// Why the manifest could not be read (to its end), if it could not.
+    pub error: Option<String>,
+    /// coreutils' `no properly formatted checksum lines found`.
+    pub no_proper_lines: bool,
+    /// coreutils' `no file was verified` (`--ignore-missing`, and none was there).
+    pub no_file_verified: bool,
+}
+
+/// What the summary of a check or an audit says.
+#[derive(Debug)]
+pub struct Summary<'a> {
+    /// The run's outcome: true exactly when its exit status is 0, output failures aside.
+    pub verified: bool,
+    pub tally: Tally,
+    pub manifests: Vec<ManifestSummary<'a>>,
+    /// The audited tree, and why it could not be audited, if it could not.
+    pub tree: Option<(&'a [u8], Option<String>)>,
+}
+
+/// The `"type": "summary"` object that ends a check or an audit.
+pub fn write_summary_json(out: &mut impl Write, summary: &Summary) -> io::Result<()> {
+    let mut object = typed("summary");
+    let status = if summary.verified { "OK" } else { "FAILED" };
+    object.insert("status".into(), status.into());
+    insert_counts(&mut object, &summary.tally);
+    if let Some((tree, error)) = &summary.tree {
+        insert_name(&mut object, "tree", tree);
+        if let Some(error) = error {
+            object.insert("error".into(), error.as_str().into());
+        }
+    }
+    let manifests: Vec<Value> = summary
+        .manifests
+        .iter()
+        .map(|manifest| {
+            let mut entry = Map::new();
+            insert_name(&mut entry, "manifest", manifest.name);
+            insert_counts(&mut entry, &manifest.tally);
+            if let Some(error) = &manifest.error {
+                entry.insert("error".into(), error.as_str().into());
+            }
+            entry.insert("no_proper_lines".into(), manifest.no_proper_lines.into());
+            entry.insert("no_file_verified".into(), manifest.no_file_verified.into());
+            Value::Object(entry)
+        })
+        .collect();
+    object.insert("manifests".into(), manifests.into());
+    write_object(out, object)
+}
+
+fn insert_counts(object: &mut Map<String, Value>, tally: &Tally) {
+    for (key, count) in tally.counts() {
+        object.insert(key.into(), count.into());
+    }
+}
+
+/// An object of the given `type`.
+fn typed(kind: &str) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.insert("type".into(), kind.into());
+    object
+}
+
+/// One object on one line.
+pub(crate) fn write_object(out: &mut impl Write, object: Map<String, Value>) -> io::Result<()> {
+    let mut line = serde_json::to_vec(&Value::Object(object))?;
+    line.push(b'\n');
+    out.write_all(&line)
+}
+
+/// A name in JSON: as text, and exactly in `KEY_base64` when it is not UTF-8 (the text then
+/// has U+FFFD where the bytes were not UTF-8, for people; `KEY_base64` is the name).
+pub(crate) fn insert_name(object: &mut Map<String, Value>, key: &str, name: &[u8]) {
     use base64::Engine as _;
     object.insert(
         key.into(),

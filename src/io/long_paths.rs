@@ -364,9 +364,9 @@ pub(crate) fn walk(
             }
             kind => kind,
         };
-        let relative = path.strip_prefix(walk_root).unwrap_or(&path);
+        let filter_path = super::walk::walked_filter_path(walk_root, &path);
         // The walk's own root is never filtered out.
-        if path != walk_root && filter.excludes(relative) {
+        if path != walk_root && filter.excludes(&filter_path) {
             continue;
         }
         match kind {
@@ -378,7 +378,7 @@ pub(crate) fn walk(
                 }),
             },
             Kind::Link | Kind::Broken(_) => {}
-            _ if !filter.includes_file(relative) => {}
+            _ if !filter.includes(&filter_path) => {}
             Kind::File => tasks.push(Task::Hash(Input::Path(path))),
             Kind::Other => tasks.push(Task::Skip {
                 name: name(),

@@ -7,11 +7,13 @@
 //! its own stack, not recursion, and keeps a bounded number of directories open.
 
 use super::{long_paths, Input};
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::ffi::OsStr;
 use std::io::{self, BufRead};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// One unit of work found while expanding the inputs, in output order.
 #[derive(Debug)]
@@ -44,101 +46,175 @@ pub struct WalkOptions {
     pub filter: Filter,
 }
 
-/// `--exclude` and `--include` globs. A pattern without `/` matches a file or directory name;
-/// a pattern with `/` matches the path below the directory being walked (`*` stops at `/`,
-/// `**` crosses it). Excluded directories are not entered. With includes, a file is hashed
-/// when it or a directory above it (below the walked directory) matches one.
+/// `--exclude` and `--include` globs, with one meaning wherever a name is filtered (the walk of
+/// `-r`, the walk of an audit's `--tree`, and the names a manifest lists), as rsync matches
+/// its patterns.
+///
+/// A pattern is matched against the *filter path* of a name: under `-r`, the directory named
+/// on the command line (its last component: `src` for `../x/src`, nothing for `.`) and the
+/// path below it; in a manifest, the listed name without a leading `/`, `./` or `../`. So a
+/// manifest that `fasthash -r src` wrote lists exactly the filter paths the walk matched.
+/// - A pattern matches the end of the filter path at any directory: `*.log` and `cache` match
+///   a file or directory of that name anywhere, `cache/*.tmp` those files in any `cache`.
+/// - A leading `/` anchors it at the start of the filter path: `/src/cache` is `src/cache`
+///   and not `lib/src/cache`.
+/// - A trailing `/` matches directories only (everything under them).
+/// - `*` and `?` stop at `/`; `**` crosses it.
+///
+/// A match on a directory takes in everything under it: an excluded directory is not entered,
+/// and an included one keeps all its files. With includes, a file is kept when it or a
+/// directory above it matches one; exclusions win.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
-    exclude_names: Option<GlobSet>,
-    exclude_paths: Option<GlobSet>,
-    include_names: Option<GlobSet>,
-    include_paths: Option<GlobSet>,
+    excludes: Patterns,
+    includes: Patterns,
+}
+
+/// One option's patterns, each compiled to the globs it stands for, and which of them matched
+/// something (kept only for `--debug`).
+#[derive(Clone, Debug, Default)]
+struct Patterns {
+    typed: Vec<String>,
+    /// `None` when there are no patterns.
+    globs: Option<GlobSet>,
+    /// The typed pattern each glob of `globs` came from.
+    origin: Vec<usize>,
+    /// Set by [`Filter::track_matches`]: one flag a typed pattern.
+    matched: Option<Arc<Vec<AtomicBool>>>,
+}
+
+impl Patterns {
+    fn new(typed: &[String]) -> Result<Patterns, globset::Error> {
+        let mut builder = GlobSetBuilder::new();
+        let mut origin = Vec::new();
+        for (index, pattern) in typed.iter().enumerate() {
+            for glob in globs_for(pattern) {
+                builder.add(GlobBuilder::new(&glob).literal_separator(true).build()?);
+                origin.push(index);
+            }
+        }
+        Ok(Patterns {
+            typed: typed.to_vec(),
+            globs: if typed.is_empty() {
+                None
+            } else {
+                Some(builder.build()?)
+            },
+            origin,
+            matched: None,
+        })
+    }
+
+    fn is_match(&self, filter_path: &Path) -> bool {
+        let Some(globs) = &self.globs else {
+            return false;
+        };
+        let Some(matched) = &self.matched else {
+            return globs.is_match(filter_path);
+        };
+        let hits = globs.matches(filter_path);
+        for &glob in &hits {
+            matched[self.origin[glob]].store(true, Ordering::Relaxed);
+        }
+        !hits.is_empty()
+    }
+
+    fn unmatched(&self) -> impl Iterator<Item = &str> {
+        self.typed
+            .iter()
+            .enumerate()
+            .filter_map(|(index, pattern)| {
+                let matched = self.matched.as_ref()?;
+                (!matched[index].load(Ordering::Relaxed)).then_some(pattern.as_str())
+            })
+    }
+}
+
+/// The globs one typed pattern stands for: the path itself, and everything under it.
+fn globs_for(pattern: &str) -> Vec<String> {
+    let (anchored, rest) = match pattern.strip_prefix('/') {
+        Some(rest) => (true, rest.trim_start_matches('/')),
+        None => (false, pattern.strip_prefix("./").unwrap_or(pattern)),
+    };
+    let (directories_only, body) = match rest.strip_suffix('/') {
+        Some(body) => (true, body.trim_end_matches('/')),
+        None => (false, rest),
+    };
+    let base = if anchored || body.starts_with("**/") {
+        body.to_string()
+    } else {
+        format!("**/{body}")
+    };
+    let mut globs = vec![format!("{base}/**")];
+    if !directories_only {
+        globs.push(base);
+    }
+    globs
 }
 
 impl Filter {
     pub fn new(excludes: &[String], includes: &[String]) -> Result<Filter, globset::Error> {
-        let (exclude_names, exclude_paths) = build_sets(excludes)?;
-        let (include_names, include_paths) = build_sets(includes)?;
         Ok(Filter {
-            exclude_names,
-            exclude_paths,
-            include_names,
-            include_paths,
+            excludes: Patterns::new(excludes)?,
+            includes: Patterns::new(includes)?,
         })
     }
 
     pub fn is_empty(&self) -> bool {
-        self.exclude_names.is_none()
-            && self.exclude_paths.is_none()
-            && self.include_names.is_none()
-            && self.include_paths.is_none()
+        self.excludes.globs.is_none() && self.includes.globs.is_none()
     }
 
-    fn has_includes(&self) -> bool {
-        self.include_names.is_some() || self.include_paths.is_some()
-    }
-
-    /// Whether the entry at `relative` (its path below the walked directory) is excluded.
-    pub fn excludes(&self, relative: &Path) -> bool {
-        matches(&self.exclude_names, &self.exclude_paths, relative)
-    }
-
-    /// Whether a file at `relative` passes `--include` (always, without includes).
-    pub fn includes_file(&self, relative: &Path) -> bool {
-        if !self.has_includes() {
-            return true;
+    /// Remembers, from now on, which patterns matched something, for [`Filter::unmatched`].
+    /// Clones share what they remember.
+    pub fn track_matches(&mut self) {
+        for patterns in [&mut self.excludes, &mut self.includes] {
+            let flags = patterns.typed.iter().map(|_| AtomicBool::new(false));
+            patterns.matched = Some(Arc::new(flags.collect()));
         }
-        let mut at = Some(relative);
-        while let Some(path) = at.filter(|p| !p.as_os_str().is_empty()) {
-            if matches(&self.include_names, &self.include_paths, path) {
-                return true;
-            }
-            at = path.parent();
-        }
-        false
     }
 
-    /// Whether a name listed in a manifest is to be checked: not excluded, neither it nor a
-    /// directory above it, and included when there are includes.
+    /// The `--exclude` and `--include` patterns (with their option) that matched nothing since
+    /// [`Filter::track_matches`].
+    pub fn unmatched(&self) -> Vec<(&'static str, &str)> {
+        let excludes = self.excludes.unmatched().map(|p| ("--exclude", p));
+        let includes = self.includes.unmatched().map(|p| ("--include", p));
+        excludes.chain(includes).collect()
+    }
+
+    /// Whether the walk leaves out the entry at `filter_path` (a directory is not entered).
+    pub fn excludes(&self, filter_path: &Path) -> bool {
+        self.excludes.is_match(filter_path)
+    }
+
+    /// Whether a file at `filter_path` passes `--include` (always, without includes); the
+    /// walk has already left out what `--exclude` matched.
+    pub fn includes(&self, filter_path: &Path) -> bool {
+        self.includes.globs.is_none() || self.includes.is_match(filter_path)
+    }
+
+    /// Whether a name listed in a manifest is to be checked.
     pub fn selects_listed(&self, name: &Path) -> bool {
-        let mut at = Some(name);
-        while let Some(path) = at.filter(|p| !p.as_os_str().is_empty()) {
-            if self.excludes(path) {
-                return false;
-            }
-            at = path.parent();
-        }
-        self.includes_file(name)
+        let filter_path = listed_filter_path(name);
+        !self.excludes(&filter_path) && self.includes(&filter_path)
     }
 }
 
-fn build_sets(patterns: &[String]) -> Result<(Option<GlobSet>, Option<GlobSet>), globset::Error> {
-    let mut names = GlobSetBuilder::new();
-    let mut paths = GlobSetBuilder::new();
-    let (mut any_name, mut any_path) = (false, false);
-    for pattern in patterns {
-        if pattern.contains('/') {
-            let trimmed = pattern.trim_start_matches("./").trim_start_matches('/');
-            paths.add(GlobBuilder::new(trimmed).literal_separator(true).build()?);
-            any_path = true;
-        } else {
-            names.add(Glob::new(pattern)?);
-            any_name = true;
-        }
+/// The filter path of an entry at `path` met walking `root`: the root's own name, if it has
+/// one, and the path below it.
+pub(crate) fn walked_filter_path(root: &Path, path: &Path) -> PathBuf {
+    let below = path.strip_prefix(root).unwrap_or(path);
+    match root.file_name() {
+        Some(name) => Path::new(name).join(below),
+        None => below.to_path_buf(),
     }
-    let names = if any_name { Some(names.build()?) } else { None };
-    let paths = if any_path { Some(paths.build()?) } else { None };
-    Ok((names, paths))
 }
 
-fn matches(names: &Option<GlobSet>, paths: &Option<GlobSet>, relative: &Path) -> bool {
-    let by_name = names.as_ref().is_some_and(|set| {
-        relative
-            .file_name()
-            .is_some_and(|name| set.is_match(Path::new(name)))
-    });
-    by_name || paths.as_ref().is_some_and(|set| set.is_match(relative))
+/// The filter path of a name listed in a manifest: the name without the `/`, `.` and `..`
+/// that start it.
+fn listed_filter_path(name: &Path) -> PathBuf {
+    name.components()
+        .skip_while(|c| !matches!(c, Component::Normal(_)))
+        .collect()
 }
 
 /// Every task the inputs expand to, lazily, in order.
@@ -161,7 +237,9 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
         .sort_by_file_name()
         .into_iter()
         .filter_entry(move |entry| {
-            entry.depth() == 0 || !filter.excludes(relative_to(entry.path(), &root_for_filter))
+            entry.depth() == 0
+                || filter.is_empty()
+                || !filter.excludes(&walked_filter_path(&root_for_filter, entry.path()))
         });
     let filter = options.filter.clone();
     let follow_links = options.follow_links;
@@ -175,7 +253,7 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
                     return OneOrMany::One(None);
                 }
                 let path = entry.into_path();
-                if !filter.includes_file(relative_to(&path, &walk_root)) {
+                if !filter.is_empty() && !filter.includes(&walked_filter_path(&walk_root, &path)) {
                     return OneOrMany::One(None);
                 }
                 OneOrMany::One(Some(if file_type.is_file() {
@@ -235,10 +313,6 @@ fn is_directory(path: &Path) -> bool {
     long_paths::metadata(path).is_ok_and(|metadata| metadata.is_dir())
 }
 
-fn relative_to<'a>(path: &'a Path, root: &Path) -> &'a Path {
-    path.strip_prefix(root).unwrap_or(path)
-}
-
 /// Names read from `--files-from` (`zero`: `--files0-from`). GNU's rules: names end with a
 /// newline (a NUL); an empty name in a NUL-separated list is an error; `-` is read as a file
 /// name in the list only when the list is not standard input.
@@ -276,31 +350,95 @@ mod tests {
         Filter::new(&own(excludes), &own(includes)).unwrap()
     }
 
+    /// Whether a file at `path`, met walking `root`, is hashed.
+    fn walked(f: &Filter, root: &str, path: &str) -> bool {
+        let filter_path = walked_filter_path(Path::new(root), Path::new(path));
+        !f.excludes(&filter_path) && f.includes(&filter_path)
+    }
+
+    fn listed(f: &Filter, name: &str) -> bool {
+        f.selects_listed(Path::new(name))
+    }
+
     #[test]
-    fn names_and_paths_match_as_documented() {
-        let f = filter(&["*.log", "build/*"], &[]);
-        assert!(f.excludes(Path::new("a/b/x.log")));
-        assert!(f.excludes(Path::new("build/out")));
-        assert!(!f.excludes(Path::new("build/deep/out")));
-        assert!(!f.excludes(Path::new("src/build")));
-        let f = filter(&["build/**"], &[]);
-        assert!(f.excludes(Path::new("build/deep/out")));
+    fn a_pattern_matches_the_end_of_the_path_at_any_directory() {
+        let f = filter(&["*.log", "cache/*.tmp"], &[]);
+        assert!(!walked(&f, "src", "src/a/b/x.log"));
+        assert!(!walked(&f, "src", "src/cache/x.tmp"));
+        assert!(!walked(&f, "src", "src/a/cache/x.tmp"));
+        assert!(walked(&f, "src", "src/cache/deeper/x.tmp"));
+        assert!(walked(&f, "src", "src/xcache/x.tmp"));
+        assert!(walked(&f, "src", "src/x.log.txt"));
+    }
+
+    #[test]
+    fn a_matched_directory_takes_everything_under_it() {
+        let f = filter(&["build", "cache/*"], &[]);
+        assert!(!walked(&f, ".", "./build/deep/out"));
+        assert!(!walked(&f, ".", "./a/build"));
+        assert!(!walked(&f, ".", "./cache/sub/deep/x"));
+        assert!(walked(&f, ".", "./builds/x"));
+    }
+
+    #[test]
+    fn the_walked_directory_name_starts_the_path_and_a_slash_anchors() {
+        let f = filter(&["/src/cache"], &[]);
+        assert!(!walked(&f, "src", "src/cache/x"));
+        assert!(!walked(&f, "../up/src", "../up/src/cache/x"));
+        assert!(walked(&f, "lib", "lib/src/cache/x"));
+        assert!(walked(&f, "src", "src/lib/src/cache/x"));
+        // `.` has no name: the path starts below it.
+        let f = filter(&["/cache"], &[]);
+        assert!(!walked(&f, ".", "./cache/x"));
+        assert!(walked(&f, ".", "./a/cache/x"));
+        // A directory above the walked one is not part of the path.
+        let f = filter(&["tmp"], &[]);
+        assert!(walked(&f, "/tmp/project", "/tmp/project/x"));
+    }
+
+    #[test]
+    fn a_trailing_slash_matches_directories_only() {
+        let f = filter(&["out/"], &[]);
+        assert!(walked(&f, ".", "./a/out"));
+        assert!(!walked(&f, ".", "./a/out/x"));
     }
 
     #[test]
     fn includes_match_a_file_or_a_directory_above_it() {
         let f = filter(&[], &["*.rs", "docs"]);
-        assert!(f.includes_file(Path::new("src/main.rs")));
-        assert!(f.includes_file(Path::new("docs/a/readme.txt")));
-        assert!(!f.includes_file(Path::new("src/readme.txt")));
-        assert!(filter(&[], &[]).includes_file(Path::new("anything")));
+        assert!(walked(&f, ".", "./src/main.rs"));
+        assert!(walked(&f, ".", "./docs/a/readme.txt"));
+        assert!(!walked(&f, ".", "./src/readme.txt"));
+        assert!(walked(&filter(&[], &[]), ".", "./anything"));
+        let f = filter(&["target"], &["*.rs"]);
+        assert!(!walked(&f, ".", "./target/x.rs"));
     }
 
     #[test]
-    fn listed_names_respect_excluded_directories() {
-        let f = filter(&["target"], &[]);
-        assert!(!f.selects_listed(Path::new("target/debug/x")));
-        assert!(f.selects_listed(Path::new("src/x")));
+    fn a_manifest_name_is_filtered_as_the_walk_that_wrote_it() {
+        // (pattern, the directory walked, a file met, the name a manifest lists for it)
+        for (pattern, root, path, name) in [
+            ("cache/**", "src", "src/cache/a/b", "src/cache/a/b"),
+            ("/src/cache", "./src", "./src/cache/a", "./src/cache/a"),
+            ("*.log", "/var/src", "/var/src/x.log", "/var/src/x.log"),
+            ("target", "src", "src/target/debug/x", "src/target/debug/x"),
+        ] {
+            let f = filter(&[pattern], &[]);
+            assert!(!walked(&f, root, path), "{pattern} should leave out {path}");
+            assert!(!listed(&f, name), "{pattern} should leave out {name}");
+        }
+        let f = filter(&["/cache"], &[]);
+        assert!(listed(&f, "src/cache/a"));
+        assert!(!listed(&f, "cache/a"));
+    }
+
+    #[test]
+    fn patterns_that_matched_nothing_are_named() {
+        let mut f = filter(&["*.log", "nothing-here"], &["*.rs"]);
+        f.track_matches();
+        assert!(!walked(&f, ".", "./a.log"));
+        assert!(walked(&f, ".", "./b.rs"));
+        assert_eq!(f.unmatched(), vec![("--exclude", "nothing-here")]);
     }
 
     #[test]

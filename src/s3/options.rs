@@ -36,8 +36,8 @@ pub(crate) fn resolve(
 ) -> Result<(Option<S3Options>, Option<Algorithm>), Error> {
     let asked = cli.s3
         || cli.s3_header
-        // With --tree, --json is the audit's format.
-        || (cli.json && cli.tree.is_none())
+        // With --check and --verify-s3, --json is the format of their statuses.
+        || (cli.json && hashing)
         || cli.part_size.is_some()
         || cli.checksum_type.is_some()
         || cli.etag
@@ -64,7 +64,9 @@ pub(crate) fn resolve(
         S3Format::Header
     } else if cli.s3_preset.is_some() {
         S3Format::Preset
-    } else if cli.etag && !cli.s3 && cli.part_size.is_none() {
+    } else if cli.etag && !cli.s3 && cli.algorithm.is_none() && cli.checksum_type.is_none() {
+        // `--etag` alone (with or without --part-size) asks for the ETag only; --s3 or -a
+        // asks for the checksum value beside it.
         S3Format::Etag
     } else {
         S3Format::Value {

@@ -9,13 +9,16 @@
 //! number of parts (the AWS clients' 8 MiB-doubling size first, then whole MiB), at most
 //! [`MAX_TRIES`] of them.
 
+use super::format::{
+    write_field_line, write_verify_error_json, write_verify_json, write_verify_line, Compared,
+    Field, FieldCheck, FieldResult,
+};
 use super::parts::part_count;
 use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
 use super::values::{compute, S3Checksum};
 use crate::config::VerifyS3;
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
-use crate::format::quote::quote_name;
 use crate::io::long_paths;
 use crate::io::read::{hash_file, ReadOptions};
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
@@ -138,95 +141,130 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
             return ExitStatus::Usage;
         }
     };
-    let verified = verify(file, &reported, &request.run.read, out);
-    reporter.count(|counts| counts.file(verified.is_err()));
+    let compared = Compared {
+        file: file.as_os_str().as_encoded_bytes(),
+        s3_json: json_name,
+    };
+    let json = request.json_output;
+    // Text lines go out a field at a time, as each is checked; the JSON object at the end.
+    let verified = verify(file, &reported, &request.run.read, |field| {
+        if json {
+            Ok(())
+        } else {
+            write_field_line(out, field)
+        }
+    });
+    reporter.count(|counts| counts.file(matches!(verified, Err(Failure::Read(_)))));
+    let written = match &verified {
+        Ok(verdict) if json => {
+            write_verify_json(out, &compared, verdict.size, &verdict.fields, verdict.ok())
+        }
+        Ok(verdict) => write_verify_line(out, compared.file, verdict.ok()),
+        Err(Failure::Read(source)) if json => {
+            write_verify_error_json(out, &compared, &crate::error::os_error_text(source))
+        }
+        Err(_) => Ok(()),
+    };
+    let written = written.and_then(|()| out.flush());
     match verified {
-        Ok(true) => ExitStatus::Success,
-        Ok(false) => ExitStatus::Failure,
-        Err(source) => {
-            let _ = out.flush();
+        Ok(verdict) => match written {
+            Ok(()) if verdict.ok() => ExitStatus::Success,
+            Ok(()) => ExitStatus::Failure,
+            Err(e) => reporter.output_failed(e, ExitStatus::Failure),
+        },
+        Err(Failure::Read(source)) => {
             reporter.error(&Error::Input {
-                name: file.as_os_str().as_encoded_bytes().to_vec(),
+                name: compared.file.to_vec(),
                 source,
             });
             ExitStatus::Failure
         }
+        Err(Failure::Write(e)) => reporter.output_failed(e, ExitStatus::Failure),
     }
 }
 
-/// Prints a verdict a field and a last line for the file; true when every field that could
-/// be checked matched and at least one was.
+/// Why a verification stopped: the file could not be read, or a field's line not written.
+enum Failure {
+    Read(io::Error),
+    Write(io::Error),
+}
+
+/// Every field compared, and the size of the file.
+struct Verdict {
+    size: u64,
+    fields: Vec<FieldCheck>,
+}
+
+impl Verdict {
+    /// True when every field that could be checked matched and at least one was.
+    fn ok(&self) -> bool {
+        let matched = |f: &&FieldCheck| matches!(f.result, FieldResult::Matched { .. });
+        let failed = |f: &&FieldCheck| {
+            matches!(
+                f.result,
+                FieldResult::Differs { .. } | FieldResult::NoPartSize { .. }
+            )
+        };
+        self.fields.iter().filter(failed).count() == 0
+            && self.fields.iter().filter(matched).count() > 0
+    }
+}
+
+/// Compares each field S3 reported with the file, handing each result to `checked` as it
+/// comes.
 fn verify(
     path: &Path,
     reported: &Reported,
     read: &ReadOptions,
-    out: &mut impl Write,
-) -> io::Result<bool> {
+    mut checked: impl FnMut(&FieldCheck) -> io::Result<()>,
+) -> Result<Verdict, Failure> {
     let local = LocalFile {
         path,
-        size: long_paths::metadata(path)?.len(),
+        size: long_paths::metadata(path).map_err(Failure::Read)?.len(),
         read,
     };
-    let mut tally = Tally::default();
+    let mut fields = Vec::new();
+    let mut add = |field: FieldCheck| {
+        checked(&field).map_err(Failure::Write)?;
+        fields.push(field);
+        Ok(())
+    };
     if let Some(expected) = reported.size {
-        let outcome = if expected == local.size {
-            Outcome::Ok(String::new())
+        let computed = local.size.to_string();
+        let result = if expected == local.size {
+            FieldResult::Matched {
+                computed,
+                part_size: None,
+            }
         } else {
-            Outcome::Failed(format!("S3: {expected}, file: {}", local.size))
+            FieldResult::Differs { computed }
         };
-        tally.write(out, "ContentLength", outcome)?;
+        add(FieldCheck {
+            field: Field::ContentLength,
+            expected: expected.to_string(),
+            result,
+        })?;
     }
     // The part size a COMPOSITE checksum matched with: the ETag's parts are the same.
     let mut known_part_size = None;
     for (algorithm, value) in &reported.checksums {
-        let field = format!("Checksum{}", algorithm.info().s3_name.unwrap_or(""));
-        let (outcome, part_size) = check_checksum(&local, reported, *algorithm, value)?;
-        known_part_size = part_size.or(known_part_size);
-        tally.write(out, &field, outcome)?;
+        let field = check_checksum(&local, reported, *algorithm, value).map_err(Failure::Read)?;
+        if let FieldResult::Matched {
+            part_size: Some(size),
+            ..
+        } = field.result
+        {
+            known_part_size = Some(size);
+        }
+        add(field)?;
     }
     if let Some(etag) = &reported.etag {
-        let outcome = check_etag(&local, reported, etag, known_part_size)?;
-        tally.write(out, "ETag", outcome)?;
+        add(check_etag(&local, reported, etag, known_part_size).map_err(Failure::Read)?)?;
     }
-    let ok = tally.failed == 0 && tally.verified > 0;
-    let verdict = if ok { "OK" } else { "FAILED" };
-    let mut name = quote_name(path.as_os_str().as_encoded_bytes());
-    name.extend_from_slice(format!(": {verdict}\n").as_bytes());
-    out.write_all(&name)?;
-    out.flush()?;
-    Ok(ok)
-}
-
-/// What the check of one field came to; the text is what follows `OK` (with its leading
-/// space), or what goes in the parentheses after `FAILED` or `cannot verify`.
-enum Outcome {
-    Ok(String),
-    Failed(String),
-    CannotVerify(String),
-}
-
-/// The fields checked so far: how many matched, how many did not.
-#[derive(Default)]
-struct Tally {
-    verified: usize,
-    failed: usize,
-}
-
-impl Tally {
-    /// Prints a field's line and counts it.
-    fn write(&mut self, out: &mut impl Write, field: &str, outcome: Outcome) -> io::Result<()> {
-        match outcome {
-            Outcome::Ok(detail) => {
-                self.verified += 1;
-                writeln!(out, "{field}: OK{detail}")
-            }
-            Outcome::Failed(reason) => {
-                self.failed += 1;
-                writeln!(out, "{field}: FAILED ({reason})")
-            }
-            Outcome::CannotVerify(reason) => writeln!(out, "{field}: cannot verify ({reason})"),
-        }
-    }
+    Ok(Verdict {
+        size: local.size,
+        fields,
+    })
 }
 
 /// The local file compared, read again for each value computed from it.
@@ -242,22 +280,23 @@ impl LocalFile<'_> {
     }
 
     /// The first of `candidates` whose COMPOSITE upload in parts of that size gives a value
-    /// `matches` accepts.
+    /// `matches` accepts, with what it gave.
     fn first_matching_part_size(
         &self,
         candidates: &[u64],
         algorithm: Algorithm,
         want_etag: bool,
         matches: impl Fn(&S3Checksum) -> bool,
-    ) -> io::Result<Option<u64>> {
+    ) -> io::Result<Option<(u64, S3Checksum)>> {
         for &part_size in candidates {
             let upload = Upload::Multipart {
                 part_size,
                 checksum_type: S3ChecksumType::Composite,
             };
             let file = long_paths::open_file(self.path)?;
-            if matches(&compute(file, algorithm, upload, want_etag, self.read)?) {
-                return Ok(Some(part_size));
+            let result = compute(file, algorithm, upload, want_etag, self.read)?;
+            if matches(&result) {
+                return Ok(Some((part_size, result)));
             }
         }
         Ok(None)
@@ -272,41 +311,61 @@ fn split_part_count(value: &str) -> Option<(&str, &str)> {
 }
 
 /// One checksum field: of the whole file, or COMPOSITE with the part size found among the
-/// candidates (returned, for the ETag to try first).
+/// candidates.
 fn check_checksum(
     local: &LocalFile,
     reported: &Reported,
     algorithm: Algorithm,
     value: &str,
-) -> io::Result<(Outcome, Option<u64>)> {
-    let (base, suffix_count) = match split_part_count(value) {
-        Some((base, count)) => (base, count.parse::<u64>().ok()),
+) -> io::Result<FieldCheck> {
+    let (base, suffix) = match split_part_count(value) {
+        Some((base, count)) => (base, Some(count)),
         None => (value, None),
     };
+    let suffix_count = suffix.and_then(|count| count.parse::<u64>().ok());
     let is_composite = reported.checksum_type.as_deref() == Some("COMPOSITE");
     let composite_count = suffix_count.or(reported.parts_count.filter(|_| is_composite));
+    let checksum = |checksum_type, part_count, result| FieldCheck {
+        field: Field::Checksum {
+            algorithm,
+            checksum_type,
+            part_count,
+        },
+        expected: value.to_string(),
+        result,
+    };
     let Some(count) = composite_count else {
         if is_composite {
-            let reason = "COMPOSITE, but no part count".to_string();
-            return Ok((Outcome::CannotVerify(reason), None));
+            let result = FieldResult::CannotVerify("COMPOSITE, but no part count");
+            return Ok(checksum(S3ChecksumType::Composite, None, result));
         }
         let computed = local.digest(algorithm)?.to_base64();
-        let outcome = if computed == base {
-            Outcome::Ok(String::new())
+        let result = if computed == base {
+            FieldResult::Matched {
+                computed,
+                part_size: None,
+            }
         } else {
-            Outcome::Failed(format!("S3: {value}, computed: {computed}"))
+            FieldResult::Differs { computed }
         };
-        return Ok((outcome, None));
+        return Ok(checksum(S3ChecksumType::FullObject, None, result));
     };
     let candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
     let matched = local.first_matching_part_size(&candidates, algorithm, false, |result| {
         result.digest.to_base64() == base
     })?;
-    let outcome = match matched {
-        Some(part_size) => Outcome::Ok(format!(" (COMPOSITE, {count} parts of {part_size} bytes)")),
-        None => no_part_size_matches(value, count, &candidates),
+    let result = match matched {
+        Some((part_size, result)) => FieldResult::Matched {
+            // In S3's form: with the `-N` when S3's value has one.
+            computed: match suffix {
+                Some(_) => result.value(),
+                None => result.digest.to_base64(),
+            },
+            part_size: Some(part_size),
+        },
+        None => FieldResult::NoPartSize { tried: candidates },
     };
-    Ok((outcome, matched))
+    Ok(checksum(S3ChecksumType::Composite, Some(count), result))
 }
 
 /// The ETag: a multipart one (`-N`) with its part size found among the candidates, the one a
@@ -316,7 +375,12 @@ fn check_etag(
     reported: &Reported,
     etag: &str,
     known_part_size: Option<u64>,
-) -> io::Result<Outcome> {
+) -> io::Result<FieldCheck> {
+    let field_check = |part_count, result| FieldCheck {
+        field: Field::Etag { part_count },
+        expected: etag.to_string(),
+        result,
+    };
     if let Some((_, count)) = split_part_count(etag) {
         let count: u64 = count.parse().unwrap_or(0);
         let mut candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
@@ -324,44 +388,39 @@ fn check_etag(
             candidates.retain(|&candidate| candidate != known);
             candidates.insert(0, known);
         }
+        let unquoted = |result: &S3Checksum| {
+            let etag = result.etag.as_deref().unwrap_or("");
+            etag.trim_matches('"').to_string()
+        };
         let matched =
             local.first_matching_part_size(&candidates, Algorithm::Md5, true, |result| {
-                result.etag.as_deref().map(|e| e.trim_matches('"')) == Some(etag)
+                unquoted(result) == etag
             })?;
-        return Ok(match matched {
-            Some(part_size) => Outcome::Ok(format!(" (multipart, parts of {part_size} bytes)")),
-            None => no_part_size_matches(&format!("\"{etag}\""), count, &candidates),
-        });
+        let result = match matched {
+            Some((part_size, result)) => FieldResult::Matched {
+                computed: unquoted(&result),
+                part_size: Some(part_size),
+            },
+            None => FieldResult::NoPartSize { tried: candidates },
+        };
+        return Ok(field_check(Some(count), result));
     }
     if etag.len() == 32 && etag.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let md5 = local.digest(Algorithm::Md5)?.to_hex();
-        return Ok(if md5 == etag.to_ascii_lowercase() {
-            Outcome::Ok(String::new())
+        let computed = local.digest(Algorithm::Md5)?.to_hex();
+        let result = if computed == etag.to_ascii_lowercase() {
+            FieldResult::Matched {
+                computed,
+                part_size: None,
+            }
         } else {
-            Outcome::Failed(format!("S3: \"{etag}\", computed: \"{md5}\""))
-        });
+            FieldResult::Differs { computed }
+        };
+        return Ok(field_check(None, result));
     }
-    Ok(Outcome::CannotVerify(
-        "not an MD5 ETag: encrypted with SSE-KMS or SSE-C?".into(),
+    Ok(field_check(
+        None,
+        FieldResult::CannotVerify("not an MD5 ETag: encrypted with SSE-KMS or SSE-C?"),
     ))
-}
-
-fn no_part_size_matches(s3_value: &str, count: u64, candidates: &[u64]) -> Outcome {
-    Outcome::Failed(format!(
-        "S3: {s3_value}; no part size giving {count} parts matches; tried {}",
-        list(candidates)
-    ))
-}
-
-fn list(sizes: &[u64]) -> String {
-    if sizes.is_empty() {
-        return "none".into();
-    }
-    sizes
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
