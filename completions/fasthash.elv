@@ -57,7 +57,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand -L 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
             cand --follow 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
             cand --merge 'Merge the shard manifests FILE... (of --shard K/N, any order) into the manifest one run writes, byte for byte; refuses shards of different runs, a shard twice or a missing one'
-            cand --progress 'Show the progress bar at once, even where standard error is not a terminal (default: only when it is a terminal and the work takes more than a second). The bar names the file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s)'
+            cand --progress 'Show the progress bar at once, even where standard error is not a terminal (default: only when it is a terminal and the work takes more than a second). The bar names the file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s). Hashing and S3 values only: --check, --merge and --verify-s3 have no bar'
             cand --no-progress 'Never show a progress bar'
             cand --stats 'At the end, one line on standard error: files, bytes hashed, time and rate, in decimal units (`fasthash: 1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, N failed`); with --check the OK, FAILED, missing and unreadable counts, with --tree also MISSING, MOVED and NEW. Not with --merge, which hashes nothing'
             cand --s3 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'

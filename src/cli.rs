@@ -266,7 +266,8 @@ pub struct Cli {
 
     /// Show the progress bar at once, even where standard error is not a terminal (default:
     /// only when it is a terminal and the work takes more than a second). The bar names the
-    /// file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s)
+    /// file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s).
+    /// Hashing and S3 values only: --check, --merge and --verify-s3 have no bar
     #[arg(long, overrides_with = "no_progress")]
     pub progress: bool,
 

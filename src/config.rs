@@ -332,11 +332,6 @@ impl Mode {
                 "--merge needs the shard manifests to merge: fasthash --merge FILE...",
             ));
         }
-        if cli.stats && cli.merge && cli.verify_s3.is_none() {
-            return Err(Error::usage(
-                "--stats counts the files a run hashes; --merge hashes none",
-            ));
-        }
         if cli.shard.is_some() {
             if !hashing || s3.is_some() {
                 return Err(Error::usage(
@@ -650,6 +645,21 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     }
     if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.zero, mode) {
         return refusal("-z", mode, "-z shapes the lines of hashing and --check");
+    }
+    if let (true, Some("--merge")) = (cli.stats, mode) {
+        return refusal(
+            "--stats",
+            "--merge",
+            "it counts the files a run hashes, and a merge hashes none",
+        );
+    }
+    // --no-progress is honoured everywhere; a bar asked for where there is none is not.
+    if let (true, Some(mode)) = (cli.progress, mode) {
+        return refusal(
+            "--progress",
+            mode,
+            "the bar follows the hashing of files (and of their S3 values) only",
+        );
     }
     Ok(())
 }

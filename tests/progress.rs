@@ -226,8 +226,11 @@ fn interrupted(signal: libc::c_int) {
     let mut terminal = Terminal::open(80);
     let child = hash_fifo(dir.path(), &["--progress"], "slow.fifo", &mut terminal);
     let writer = feed(&path);
-    terminal.wait_for("bar", |seen| {
-        drawn_lines(seen).iter().any(|line| line.contains("MB/s"))
+    // Mid-hash: some bytes done, more to come.
+    terminal.wait_for("bar with bytes done", |seen| {
+        drawn_lines(seen)
+            .iter()
+            .any(|line| !line.starts_with("0 B/"))
     });
     // SAFETY: kill sends a signal to the child we started; it touches no memory.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
@@ -459,10 +462,31 @@ fn stats_with_verify_s3_and_refused_with_merge() {
     let output = fasthash(d).args(["--stats", "--merge", "f"]).output();
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        text(&output.stderr).starts_with("fasthash: --stats "),
+        text(&output.stderr).starts_with("fasthash: --stats does nothing with --merge: "),
         "{}",
         text(&output.stderr)
     );
+}
+
+#[test]
+fn a_bar_asked_for_where_there_is_none_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_file(d, "f", b"x");
+    write_file(d, "SUMS", fasthash(d).arg("f").output().stdout);
+    for (mode, args) in [
+        ("--check", &["-c", "SUMS"][..]),
+        ("--merge", &["--merge", "SUMS"]),
+        ("--verify-s3", &["--verify-s3", "SUMS", "f"]),
+    ] {
+        let output = fasthash(d).arg("--progress").args(args).output();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let expected = format!("fasthash: --progress does nothing with {mode}: ");
+        assert!(text(&output.stderr).starts_with(&expected), "{args:?}");
+        // Never drawing a bar is what these modes do anyway.
+        let output = fasthash(d).arg("--no-progress").args(args).output();
+        assert!(!text(&output.stderr).contains("progress"), "{args:?}");
+    }
 }
 
 #[test]

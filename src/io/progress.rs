@@ -198,35 +198,35 @@ impl Progress {
         } else {
             DELAY
         };
+        // Taken here, not in the thread: on a busy machine the workers may hash a good part of
+        // the input before a new thread first runs.
+        let started = Instant::now();
+        let bytes_before = BYTES_HASHED.load(Ordering::Relaxed);
         let ticker = {
             let counts = Arc::clone(&counts);
             let screen = Arc::clone(&screen);
-            std::thread::spawn(move || {
-                let started = Instant::now();
-                let bytes_before = BYTES_HASHED.load(Ordering::Relaxed);
-                loop {
-                    std::thread::park_timeout(TICK);
-                    if counts.finished.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if started.elapsed() < delay {
-                        continue;
-                    }
-                    let current = counts.current.lock().map(|c| c.clone()).unwrap_or_default();
-                    let state = BarState {
-                        done_bytes: BYTES_HASHED.load(Ordering::Relaxed) - bytes_before,
-                        total_bytes: counts.total_bytes.load(Ordering::Relaxed),
-                        done_files: counts.done_files.load(Ordering::Relaxed),
-                        total_files: counts.total_files.load(Ordering::Relaxed),
-                        counting: !counts.counting_done.load(Ordering::Relaxed),
-                        seconds: started.elapsed().as_secs_f64(),
-                        current: (!current.is_empty()).then_some(&current[..]),
-                    };
-                    let line = bar(&state, columns());
-                    if let Ok(mut screen) = screen.lock() {
-                        screen.visible = true;
-                        screen.put(line);
-                    }
+            std::thread::spawn(move || loop {
+                std::thread::park_timeout(TICK);
+                if counts.finished.load(Ordering::Relaxed) {
+                    break;
+                }
+                if started.elapsed() < delay {
+                    continue;
+                }
+                let current = counts.current.lock().map(|c| c.clone()).unwrap_or_default();
+                let state = BarState {
+                    done_bytes: BYTES_HASHED.load(Ordering::Relaxed) - bytes_before,
+                    total_bytes: counts.total_bytes.load(Ordering::Relaxed),
+                    done_files: counts.done_files.load(Ordering::Relaxed),
+                    total_files: counts.total_files.load(Ordering::Relaxed),
+                    counting: !counts.counting_done.load(Ordering::Relaxed),
+                    seconds: started.elapsed().as_secs_f64(),
+                    current: (!current.is_empty()).then_some(&current[..]),
+                };
+                let line = bar(&state, columns());
+                if let Ok(mut screen) = screen.lock() {
+                    screen.visible = true;
+                    screen.put(line);
                 }
             })
         };
