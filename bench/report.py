@@ -204,12 +204,12 @@ def write_markdown(groups, json_dir, out_dir, quick):
                 f"{speedup} | {share(group, row, limits, sha_limits)} |"
             )
     text_sections = [
-        ("fasthash-bench.txt", "`fasthash bench` on the same machine", []),
+        ("fasthash-bench.txt", "`fasthash --bench` on the same machine", []),
         (
             "kernels.txt",
             "Our kernels and the ones they replaced, in memory, one thread",
             [
-                "`fasthash bench` (GB/s at 64 B, 4 KiB, 1 MiB) on our AVX2 XXH3 and VPCLMULQDQ CRC",
+                "`fasthash --bench` (GB/s at 64 B, 4 KiB, 1 MiB) on our AVX2 XXH3 and VPCLMULQDQ CRC",
                 "kernels, then forced onto what ran before (xxhash-rust's SSE2, crc-fast's",
                 "PCLMULQDQ), then `xxhsum -b` (best of its iterations, in MiB/s).",
                 "",

@@ -1,7 +1,7 @@
 //! Every algorithm's kernel by input size, one-shot (a new hasher, the input, the digest), the
 //! way fasthash hashes a file once it is in memory. `cargo bench --bench kernels`.
 //!
-//! The kernel each algorithm takes here is printed first (`fasthash bench` prints the same);
+//! The kernel each algorithm takes here is printed first (`fasthash --bench` prints the same);
 //! run with `FASTHASH_KERNEL=portable` (or another kernel) to measure a forced one. The
 //! `*_side_by_side` benches hash 32 messages in one call, as fasthash does for many files.
 

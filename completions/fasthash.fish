@@ -1,4 +1,4 @@
-complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b, sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c, crc64nvme; cksum\'s crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64 work too)' -r -f -a "sha256\t''
+complete -c fasthash -s a -l algorithm -d 'Algorithm: sha256, sha512, sha1, md5, sha384, sha224, blake3, xxh3, xxh128, xxh64, xxh32, crc64nvme, crc32, crc32c, blake2b, sha3-256, sha3-512, sha3-384, sha3-224, sm3, crc, crc32b, bsd, sysv (default sha256; case-insensitive; S3 names such as xxhash64 work too). Several (-a md5,sha256 or -a md5 -a sha256): each file is read once and gets a line per algorithm, in the order given' -r -f -a "sha256\t''
 sha512\t''
 sha1\t''
 md5\t''
@@ -37,6 +37,7 @@ complete -c fasthash -l s3-preset -d 'What this client makes S3 store for the fi
 aws-cli-v1\t''
 boto3\t''"
 complete -c fasthash -l verify-s3 -d 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`' -r
+complete -c fasthash -l seconds -d 'With --bench: seconds to spend measuring, in all (default 3, at most 3600)' -r
 complete -c fasthash -l generate -d 'Print a generated file: the man page or a shell\'s completions' -r -f -a "man\t''
 complete-bash\t''
 complete-zsh\t''
@@ -64,12 +65,13 @@ complete -c fasthash -l no-progress -d 'Never show a progress bar'
 complete -c fasthash -l stats -d 'At the end, one line on standard error: files, bytes hashed, time and rate, in decimal units (`fasthash: 1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, N failed`); with --check the OK, FAILED, missing and unreadable counts, with --tree also MISSING, MOVED and NEW. Not with --merge, which hashes nothing'
 complete -c fasthash -l s3 -d 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'
 complete -c fasthash -l s3-header -d 'Print `x-amz-checksum-ALGO: VALUE` header lines (no names; use --json to keep them)'
-complete -c fasthash -l json -d 'Print one JSON object a line: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
+complete -c fasthash -l json -d 'Print one JSON object a line. Hashing: `{"name", "size", "digests": {ALGORITHM: DIGEST}}` a file (every -a algorithm, hex or --base64); with the S3 options: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag, an object per algorithm; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
 complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size); alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an `ETag:` header line'
 complete -c fasthash -l no-part-limits -d 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
 complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more)'
 complete -c fasthash -l no-mmap -d 'Never map files; always read them'
 complete -c fasthash -l list-kernels -d 'List every kernel of every algorithm, which ones this CPU runs, and the one used'
 complete -c fasthash -l debug -d 'Name the kernel each algorithm runs on (on standard error)'
+complete -c fasthash -l bench -d 'Measure every kernel this CPU runs (* the one used; with -a, that algorithm\'s): GB/s on one thread at 64 B, 4 KiB and 1 MiB in memory, and 32 buffers of 4 KiB side by side. Takes no FILE'
 complete -c fasthash -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fasthash -s V -l version -d 'Print version'

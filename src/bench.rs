@@ -1,4 +1,4 @@
-//! `fasthash bench`: every engine this CPU runs, the one in use marked, and its single-thread
+//! `fasthash --bench`: every engine this CPU runs, the one in use marked, and its single-thread
 //! throughput on in-memory buffers, so a user can see what fasthash does on their machine and
 //! what each engine gains over the one it replaces.
 //!
@@ -8,6 +8,7 @@
 //! fasthash hands many small files to an engine that hashes them side by side. GB/s are 10^9
 //! bytes a second, as `openssl speed` counts.
 
+use crate::format::bench::Table;
 use crate::kernels::detect::Capabilities;
 use crate::kernels::engine::{self, Engine};
 use crate::kernels::Algorithm;
@@ -15,13 +16,15 @@ use std::hint::black_box;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-/// Buffer sizes measured, with their labels.
-pub const SIZES: &[(usize, &str)] = &[(64, "64 B"), (4096, "4 KiB"), (1 << 20, "1 MiB")];
+/// Buffer sizes measured.
+pub const SIZES: &[usize] = &[64, 4096, 1 << 20];
 
 /// The side-by-side column: this many buffers of [`MANY_SIZE`] bytes in one call.
 const MANY: usize = 32;
 const MANY_SIZE: usize = 4096;
-const MANY_LABEL: &str = "32x4 KiB";
+
+/// `--seconds` when not given.
+pub const DEFAULT_SECONDS: f64 = 3.0;
 
 const SAMPLES: usize = 5;
 
@@ -53,60 +56,30 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
     let cells = (engines.len() * (SIZES.len() + 1)).max(1);
     let per_sample = Duration::from_secs_f64(options.seconds / (cells * SAMPLES) as f64);
 
-    writeln!(
+    let labels: Vec<String> = engines.iter().map(|engine| engine.label()).collect();
+    let table = Table::new(
+        SIZES,
+        (MANY, MANY_SIZE),
+        SAMPLES,
+        labels.iter().map(String::as_str),
+    );
+    table.write_head(
         out,
-        "fasthash {} on {}",
-        env!("CARGO_PKG_VERSION"),
-        Capabilities::cpu_model()
+        &Capabilities::cpu_model(),
+        &Capabilities::get().names(),
     )?;
-    writeln!(
-        out,
-        "CPU features: {}",
-        Capabilities::get().names().join(" ")
-    )?;
-    writeln!(
-        out,
-        "One thread, in-memory buffers, median of {SAMPLES} samples, GB/s (10^9 bytes/s); \
-         {MANY_LABEL}: {MANY} buffers in one call"
-    )?;
-    writeln!(out, "* the engine fasthash uses here")?;
-    writeln!(out)?;
-    let kernel_width = engines
-        .iter()
-        .map(|engine| engine.label().len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    write!(out, "{:<10}   {:<kernel_width$}", "algorithm", "kernel")?;
-    for (_, label) in SIZES {
-        write!(out, " {label:>8}")?;
-    }
-    write!(out, " {MANY_LABEL:>8}")?;
-    writeln!(out)?;
-    out.flush()?;
 
-    let longest = SIZES.iter().map(|&(size, _)| size).max().unwrap_or(0);
+    let longest = SIZES.iter().copied().max().unwrap_or(0);
     let buffer = pattern(longest.max(MANY * MANY_SIZE));
-    for engine in engines {
+    for (engine, label) in engines.into_iter().zip(&labels) {
         let row = measure(engine, &buffer, per_sample);
-        let used = if std::ptr::eq(engine, engine::chosen(engine.algorithm)) {
-            "*"
-        } else {
-            " "
-        };
-        write!(
+        table.write_row(
             out,
-            "{:<10} {used} {:<kernel_width$}",
             engine.algorithm.name(),
-            engine.label()
+            std::ptr::eq(engine, engine::chosen(engine.algorithm)),
+            label,
+            &row.gigabytes_per_second,
         )?;
-        for rate in &row.gigabytes_per_second {
-            // Slow kernels (a forced portable one, a debug build) would print 0.00 otherwise.
-            let decimals = if *rate >= 0.1 { 2 } else { 4 };
-            write!(out, " {rate:>8.decimals$}")?;
-        }
-        writeln!(out)?;
-        out.flush()?;
     }
     Ok(())
 }
@@ -115,7 +88,7 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
 pub fn measure(engine: &'static Engine, buffer: &[u8], per_sample: Duration) -> BenchRow {
     let mut gigabytes_per_second: Vec<f64> = SIZES
         .iter()
-        .map(|&(size, _)| {
+        .map(|&size| {
             let data = &buffer[..size];
             throughput(size, per_sample, || {
                 black_box(engine.hash(black_box(data)));

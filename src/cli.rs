@@ -1,6 +1,7 @@
 //! What was typed: clap's definition of `fasthash`, GNU getopt parsing for the coreutils
 //! drop-in names, and b3sum's options. Nothing here decides anything; `config` does.
 
+use crate::error::Error;
 use crate::kernels::Algorithm;
 use clap::{ArgAction, Parser};
 use std::ffi::OsString;
@@ -87,42 +88,125 @@ impl Personality {
     }
 }
 
-const AFTER_HELP: &str = "\
-Examples:
-  fasthash FILE...                 SHA-256, one line per file, as sha256sum prints
-  fasthash -c SHA256SUMS           verify a manifest, as sha256sum -c does
-  fasthash -r --exclude .git DIR   every file under DIR, sorted, on every core
-  fasthash --s3 -a crc64nvme F     the x-amz-checksum-crc64nvme value for F
+/// `-h` ends here: the rest is one flag or one page away.
+const AFTER_HELP: &str =
+    "Every option, examples and exit status: fasthash --help, or man fasthash.";
 
-More in --help; exit status: 0 all hashed (or verified), 1 an input failed, 2 usage error.";
+/// The examples of `--help` and of the man page's EXAMPLES section: a command and what it does.
+pub(crate) const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "fasthash FILE...",
+        "SHA-256, one line per file, as sha256sum prints",
+    ),
+    (
+        "fasthash -a blake3 --tag FILE",
+        "BSD-style line: BLAKE3 (FILE) = ...",
+    ),
+    (
+        "fasthash -a crc64nvme --base64 F",
+        "the digest in base64, as cksum --base64 prints",
+    ),
+    (
+        "fasthash -a md5,sha256 --tag F...",
+        "both digests of each file from one read, a line each",
+    ),
+    (
+        "fasthash --json -a md5,blake3 F",
+        "one JSON object a file: name, size, digests",
+    ),
+    (
+        "fasthash -c SHA256SUMS",
+        "verify a manifest, as sha256sum -c does",
+    ),
+    (
+        "fasthash -c --quiet B3SUMS XXHSUMS",
+        "manifests of b3sum, xxhsum, or several algorithms",
+    ),
+    (
+        "fasthash -c SUMS --tree DIR",
+        "and the files of DIR that SUMS does not list",
+    ),
+    (
+        "fasthash -r --exclude .git DIR",
+        "every file under DIR, sorted, on every core",
+    ),
+    (
+        "find . -print0 | fasthash --files0-from -",
+        "names from another program",
+    ),
+    (
+        "fasthash -r --cache ~/.fh-cache DIR",
+        "re-runs read only the files that changed",
+    ),
+    (
+        "fasthash -r --shard 2/8 DIR > s2",
+        "the second of eight parts of DIR, for one machine",
+    ),
+    (
+        "fasthash --merge s*",
+        "the shards back into the manifest of one run",
+    ),
+    (
+        "fasthash --s3 -a crc64nvme F",
+        "the x-amz-checksum-crc64nvme value for F",
+    ),
+    (
+        "fasthash --s3 -a sha256 --part-size 8MiB F",
+        "what S3 reports for a multipart upload",
+    ),
+    ("fasthash --etag --part-size 8MiB F", "the multipart ETag"),
+    (
+        "fasthash --s3-preset aws-cli-v2 F",
+        "what `aws s3 cp` will make S3 store",
+    ),
+    (
+        "fasthash --verify-s3 head.json F",
+        "F against `aws s3api head-object` output",
+    ),
+    (
+        "fasthash --bench",
+        "each algorithm's kernels and speed on this CPU",
+    ),
+];
 
-const AFTER_LONG_HELP: &str = "\
-Examples:
-  fasthash FILE...                     SHA-256, one line per file, as sha256sum prints
-  fasthash -a blake3 --tag FILE        BSD-style line: BLAKE3 (FILE) = ...
-  fasthash -a crc64nvme --base64 F     the digest in base64, as cksum --base64 prints
-  fasthash -c SHA256SUMS               verify a manifest, as sha256sum -c does
-  fasthash -c --quiet B3SUMS XXHSUMS   manifests of b3sum, xxhsum, or several algorithms
-  fasthash -c SUMS --tree DIR          and the files of DIR that SUMS does not list
-  fasthash -r --exclude .git DIR       every file under DIR, sorted, on every core
-  find . -print0 | fasthash --files0-from -   names from another program
-  fasthash -r --cache ~/.fh-cache DIR  re-runs read only the files that changed
-  fasthash -r --shard 2/8 DIR > s2     the second of eight parts of DIR, for one machine
-  fasthash --merge s*                  the shards back into the manifest of one run
-  fasthash --s3 -a crc64nvme F         the x-amz-checksum-crc64nvme value for F
-  fasthash --s3 -a sha256 --part-size 8MiB F   what S3 reports for a multipart upload
-  fasthash --etag --part-size 8MiB F   the multipart ETag
-  fasthash --s3-preset aws-cli-v2 F    what `aws s3 cp` will make S3 store
-  fasthash --verify-s3 head.json F     F against `aws s3api head-object` output
-  fasthash bench                       each algorithm's kernel and speed on this CPU
-
+/// What the binary is under another name: in `--help` and, once, in the man page.
+pub(crate) const DROP_IN: &str = "\
 Started as md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum, b2sum, cksum, sum,
 b3sum, xxhsum, xxh32sum, xxh64sum, xxh128sum or xxh3sum (a symbolic link), fasthash is that
-program: its options, output, messages and exit codes.
+program: its options, output, messages and exit codes.";
 
-Exit status: 0 when every input was hashed (or verified), 1 when an input could not be read,
-changed while read, or did not match, or output failed; 2 for a usage error.
-See `man fasthash` for more.";
+/// `--help`'s closing text: the examples, the drop-in names, the exit status, and where the
+/// rest is (the man page has its own sections for these: `crate::generate`).
+fn after_long_help() -> String {
+    let mut text = String::from("Examples:\n");
+    for (command, what) in EXAMPLES {
+        // Aligned in a column; a command too long for it keeps three spaces before its words.
+        let width = if command.len() < 36 {
+            36
+        } else {
+            command.len() + 2
+        };
+        text.push_str(&format!("  {command:<width$} {what}\n"));
+    }
+    text.push('\n');
+    text.push_str(DROP_IN);
+    text.push_str(
+        "\n\nExit status: 0 when every input was hashed (or verified), 1 when an input could not \
+         be read,\nchanged while read, or did not match, or output failed; 2 for a usage error.\n\
+         See `man fasthash` for more.",
+    );
+    text
+}
+
+/// `-a`'s help: every name in the table's order, as usage errors list them.
+fn algorithm_help() -> String {
+    format!(
+        "Algorithm: {} (default sha256; case-insensitive; S3 names such as xxhash64 work too). \
+         Several (-a md5,sha256 or -a md5 -a sha256): each file is read once and gets a line \
+         per algorithm, in the order given",
+        Algorithm::names_list()
+    )
+}
 
 const LONG_ABOUT: &str = "\
 A fast, coreutils-compatible checksum tool: SHA-2, SHA-1, MD5, BLAKE3, xxHash,
@@ -140,19 +224,15 @@ the values Amazon S3 stores, multipart uploads included.";
     about,
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
-    after_long_help = AFTER_LONG_HELP
+    after_long_help = after_long_help()
 )]
 pub struct Cli {
     /// Files to hash (or manifests to check with -c); none or `-` reads standard input
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
-    /// Algorithm: sha256 (default), sha224, sha384, sha512, sha1, md5, blake3, blake2b,
-    /// sha3-224, sha3-256, sha3-384, sha3-512, sm3, xxh32, xxh64, xxh3, xxh128, crc32, crc32c,
-    /// crc64nvme; cksum's crc, crc32b, bsd, sysv (case-insensitive; S3 names such as xxhash64
-    /// work too)
-    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
-    pub algorithm: Option<Algorithm>,
+    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, value_delimiter = ',', action = ArgAction::Append, hide_possible_values = true, help = algorithm_help())]
+    pub algorithm: Vec<Algorithm>,
 
     /// Read in binary mode: untagged lines get a `*` before the name
     #[arg(short = 'b', long, overrides_with = "text")]
@@ -291,10 +371,12 @@ pub struct Cli {
     #[arg(long, help_heading = "Amazon S3")]
     pub s3_header: bool,
 
-    /// Print one JSON object a line: name, size, algorithm, digest, S3 header and value,
-    /// checksum type, parts, ETag; with --check (and --tree), one object a file and a summary
-    /// object; with --verify-s3, the verdict as one object (every field: docs/json.md)
-    #[arg(long, help_heading = "Amazon S3")]
+    /// Print one JSON object a line. Hashing: `{"name", "size", "digests": {ALGORITHM: DIGEST}}`
+    /// a file (every -a algorithm, hex or --base64); with the S3 options: name, size,
+    /// algorithm, digest, S3 header and value, checksum type, parts, ETag, an object per
+    /// algorithm; with --check (and --tree), one object a file and a summary object; with
+    /// --verify-s3, the verdict as one object (every field: docs/json.md)
+    #[arg(long)]
     pub json: bool,
 
     /// What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024;
@@ -345,6 +427,16 @@ pub struct Cli {
     #[arg(long)]
     pub debug: bool,
 
+    /// Measure every kernel this CPU runs (* the one used; with -a, that algorithm's): GB/s
+    /// on one thread at 64 B, 4 KiB and 1 MiB in memory, and 32 buffers of 4 KiB side by side.
+    /// Takes no FILE
+    #[arg(long, help_heading = "Benchmark")]
+    pub bench: bool,
+
+    /// With --bench: seconds to spend measuring, in all (default 3, at most 3600)
+    #[arg(long, value_name = "S", value_parser = parse_seconds, help_heading = "Benchmark")]
+    pub seconds: Option<f64>,
+
     /// Print a generated file: the man page or a shell's completions
     #[arg(long, value_name = "WHAT", hide = true, value_parser = crate::generate::TARGETS.iter().map(|(name, _)| *name).collect::<Vec<_>>())]
     pub generate: Option<String>,
@@ -368,36 +460,31 @@ pub struct Cli {
     /// sum's `-s`/`--sysv`.
     #[arg(skip)]
     pub sysv: bool,
-}
 
-/// `fasthash bench`: the kernel and throughput of every algorithm on this CPU.
-#[derive(Parser, Debug)]
-#[command(
-    name = "fasthash bench",
-    about = "Show each algorithm's kernel on this CPU and its single-thread throughput \
-             on 64 B, 4 KiB and 1 MiB buffers in memory"
-)]
-pub struct BenchCli {
-    /// Seconds to spend measuring, in all
-    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = parse_seconds)]
-    pub seconds: f64,
-
-    /// Measure only these algorithms (repeat the option for several)
-    #[arg(short = 'a', long, value_name = "NAME", value_parser = AlgorithmParser, hide_possible_values = true)]
-    pub algorithm: Vec<Algorithm>,
+    /// The options typed, by their long names, in the order typed (`--bench` refuses those of
+    /// other modes by name).
+    #[arg(skip)]
+    pub typed_options: Vec<String>,
 }
 
 fn parse_size_arg(text: &str) -> Result<u64, String> {
     crate::s3::parse_size(text)
 }
 
-fn parse_seconds(text: &str) -> Result<f64, String> {
+fn parse_seconds(text: &str) -> Result<f64, Error> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 && seconds <= 3600.0 => Ok(seconds),
-        _ => Err(format!(
-            "'{text}' is not a number of seconds between 0 and 3600"
-        )),
+        _ => Err(Error::usage(format!(
+            "--seconds takes a number of seconds greater than 0 and at most 3600, not '{text}'"
+        ))),
     }
+}
+
+/// Any name or alias in the table, case-insensitively; an unknown one is refused with the
+/// closest name and the valid ones.
+fn parse_algorithm(name: &str) -> Result<Algorithm, Error> {
+    Algorithm::from_name(name)
+        .ok_or_else(|| Error::usage(crate::format::messages::unknown_algorithm(name)))
 }
 
 /// `-a NAME`: any name or alias in the table, case-insensitively. Its possible values are the
@@ -411,20 +498,11 @@ impl clap::builder::TypedValueParser for AlgorithmParser {
     fn parse_ref(
         &self,
         cmd: &clap::Command,
-        _arg: Option<&clap::Arg>,
+        arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<Algorithm, clap::Error> {
-        let name = value.to_string_lossy();
-        Algorithm::from_name(&name).ok_or_else(|| {
-            clap::Error::raw(
-                clap::error::ErrorKind::InvalidValue,
-                format!(
-                    "unknown algorithm '{name}'; valid names: {}\n",
-                    Algorithm::names_list()
-                ),
-            )
-            .with_cmd(cmd)
-        })
+        // The function's own parser, so its error reaches `config` as the source of clap's.
+        clap::builder::TypedValueParser::parse_ref(&parse_algorithm, cmd, arg, value)
     }
 
     fn possible_values(
@@ -437,9 +515,9 @@ impl clap::builder::TypedValueParser for AlgorithmParser {
 }
 
 impl Cli {
-    /// Parses `fasthash`'s own command line (clap exits with code 2 on a usage error).
-    /// `--version` also names the CPU features the kernels can use.
-    pub fn parse_fasthash(args: Vec<OsString>) -> Cli {
+    /// Parses `fasthash`'s own command line; clap's error (help and version too) is returned,
+    /// for `config` to word. `--version` also names the CPU features the kernels can use.
+    pub fn parse_fasthash(args: Vec<OsString>) -> Result<Cli, clap::Error> {
         let version: &'static str = Box::leak(
             format!(
                 "{}\nCPU: {}\nCPU features: {}\n(`fasthash --list-kernels` shows the kernel each algorithm runs)",
@@ -451,15 +529,48 @@ impl Cli {
             )
             .into_boxed_str(),
         );
-        let matches = <Cli as clap::CommandFactory>::command()
-            .version(version)
-            .get_matches_from(args);
-        let mut cli =
-            <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let mut command = Cli::command_with_short_help().version(version);
+        let matches = command.try_get_matches_from_mut(args)?;
+        let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
         cli.text_typed = cli.text;
-        cli
+        let mut typed: Vec<(usize, String)> = command
+            .get_arguments()
+            .filter(|arg| {
+                matches.value_source(arg.get_id().as_str())
+                    == Some(clap::parser::ValueSource::CommandLine)
+            })
+            .filter_map(|arg| {
+                // An option with no place recorded still counts, last.
+                let at = matches.index_of(arg.get_id().as_str());
+                Some((at.unwrap_or(usize::MAX), format!("--{}", arg.get_long()?)))
+            })
+            .collect();
+        typed.sort();
+        cli.typed_options = typed.into_iter().map(|(_, long)| long).collect();
+        Ok(cli)
+    }
+
+    /// clap's definition with `-h` cut to [`SHORT_HELP`]'s options (`--help`, the man page and
+    /// the completions keep every option).
+    fn command_with_short_help() -> clap::Command {
+        <Cli as clap::CommandFactory>::command().mut_args(|arg| {
+            let shown = SHORT_HELP.contains(&arg.get_id().as_str()) || arg.is_positional();
+            arg.hide_short_help(!shown)
+        })
     }
 }
+
+/// The options `-h` shows, so it fits a terminal: the algorithm, the two halves of a checksum
+/// tool (hash a tree, verify a manifest), the quiet check scripts want, and S3's value.
+const SHORT_HELP: &[&str] = &[
+    "algorithm",
+    "recursive",
+    "check",
+    "quiet",
+    "s3",
+    "help",
+    "version",
+];
 
 /// One long option of a coreutils digest program.
 #[derive(Clone, Copy)]
@@ -558,14 +669,14 @@ pub enum GnuParse {
 
 /// Parses a coreutils digest program's command line as glibc's `getopt_long` does: options
 /// and operands in any order, `--` ends options, long options may be abbreviated.
-/// An error is the message glibc prints (without the program name).
-pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, String> {
+/// An error is a usage error worded as glibc words it (without the program name).
+pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, Error> {
     parse_gnu(args, COREUTILS_OPTIONS)
 }
 
 /// [`parse_coreutils`] over another program's option table (`--help` and `--version` are
 /// always there).
-pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuParse, String> {
+pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuParse, Error> {
     let mut cli = Cli::default();
     let mut wants_help = false;
     let mut wants_version = false;
@@ -598,31 +709,39 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
                 candidates = vec![*exact];
             }
             let full = match candidates.as_slice() {
-                [] => return Err(format!("unrecognized option '{display}'")),
+                [] => return Err(Error::usage(format!("unrecognized option '{display}'"))),
                 [one] => *one,
                 many => {
                     let list: Vec<String> = many.iter().map(|c| format!("'--{c}'")).collect();
-                    return Err(format!(
+                    return Err(Error::usage(format!(
                         "option '--{name_text}' is ambiguous; possibilities: {}",
                         list.join(" ")
-                    ));
+                    )));
                 }
             };
             match (full, options.iter().find(|o| o.long == full)) {
                 ("help", None) | ("version", None) if value.is_some() => {
-                    return Err(format!("option '--{full}' doesn't allow an argument"))
+                    return Err(Error::usage(format!(
+                        "option '--{full}' doesn't allow an argument"
+                    )))
                 }
                 ("help", None) => wants_help = true,
                 ("version", None) => wants_version = true,
                 (_, Some(option)) => match (&option.set, value) {
                     (GnuAction::Flag(_), Some(_)) => {
-                        return Err(format!("option '--{full}' doesn't allow an argument"))
+                        return Err(Error::usage(format!(
+                            "option '--{full}' doesn't allow an argument"
+                        )))
                     }
                     (GnuAction::Flag(set), None) => set(&mut cli),
                     (GnuAction::Value(set), Some(value)) => set(&mut cli, value),
                     (GnuAction::Value(set), None) => match rest.next() {
                         Some(next) => set(&mut cli, next.as_bytes()),
-                        None => return Err(format!("option '--{full}' requires an argument")),
+                        None => {
+                            return Err(Error::usage(format!(
+                                "option '--{full}' requires an argument"
+                            )))
+                        }
                     },
                 },
                 (_, None) => {}
@@ -631,10 +750,10 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
         }
         for (at, &letter) in bytes.iter().enumerate().skip(1) {
             let Some(option) = options.iter().find(|o| o.short == Some(letter)) else {
-                return Err(format!(
+                return Err(Error::usage(format!(
                     "invalid option -- '{}'",
                     String::from_utf8_lossy(&[letter])
-                ));
+                )));
             };
             match &option.set {
                 GnuAction::Flag(set) => set(&mut cli),
@@ -646,10 +765,10 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
                         match rest.next() {
                             Some(next) => set(&mut cli, next.as_bytes()),
                             None => {
-                                return Err(format!(
+                                return Err(Error::usage(format!(
                                     "option requires an argument -- '{}'",
                                     String::from_utf8_lossy(&[letter])
-                                ))
+                                )))
                             }
                         }
                     }
@@ -718,7 +837,7 @@ impl B3sumCli {
     pub fn into_cli(self) -> Cli {
         Cli {
             files: self.files,
-            algorithm: Some(Algorithm::Blake3),
+            algorithm: vec![Algorithm::Blake3],
             tag: self.tag,
             no_names: self.no_names,
             check: self.check,
@@ -748,7 +867,8 @@ mod tests {
 
     fn error(list: &[&str]) -> String {
         match parse_coreutils(&args(list)) {
-            Err(e) => e,
+            Err(Error::Usage { message, .. }) => message,
+            Err(other) => panic!("unexpected error {other:?}"),
             Ok(_) => panic!("expected an error"),
         }
     }

@@ -2,7 +2,7 @@
 //! conflicting combination rejected with coreutils' own wording.
 
 use crate::bench::BenchOptions;
-use crate::cli::{B3sumCli, BenchCli, Cli, GnuParse, Invocation, Personality};
+use crate::cli::{B3sumCli, Cli, GnuParse, Invocation, Personality};
 use crate::error::Error;
 use crate::format::manifest::Retag;
 use crate::format::{DigestEncoding, LineStyle};
@@ -14,6 +14,7 @@ use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
 use crate::s3::options::S3Options;
+use clap::error::ErrorKind;
 use clap::Parser;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -40,7 +41,7 @@ pub enum Mode {
     VerifyS3(VerifyS3),
     /// `--merge FILE...`: shard manifests into one.
     Merge(Merge),
-    /// `fasthash bench`.
+    /// `fasthash --bench`.
     Bench(BenchOptions),
     /// Text to print and leave: `--help`/`--version` of a coreutils name, `--list-kernels`,
     /// `--generate`.
@@ -74,8 +75,13 @@ pub struct Files {
 
 #[derive(Debug)]
 pub struct Hash {
-    pub algorithm: Algorithm,
+    /// One or more (`-a md5,sha256`), each once, in the order given: every file is read once
+    /// and gets one line per algorithm, in this order.
+    pub algorithms: Vec<Algorithm>,
     pub style: LineStyle,
+    /// `--json` (without the S3 options): one object a file with every algorithm's digest,
+    /// encoded as `style` says, instead of lines.
+    pub json: bool,
     /// `--shard K/N`: hash only this part of the inputs.
     pub shard: Option<Shard>,
     pub files: Files,
@@ -84,7 +90,7 @@ pub struct Hash {
 
 #[derive(Debug)]
 pub struct S3Values {
-    pub algorithm: Algorithm,
+    /// The algorithms and how each is uploaded ([`S3Options::uploads`]).
     pub options: S3Options,
     pub with_names: bool,
     pub zero_terminated: bool,
@@ -150,14 +156,14 @@ pub struct Merge {
 }
 
 impl Mode {
-    /// The algorithm the command line fixed, if it fixed one (`--check` may learn it line by
-    /// line).
-    pub fn algorithm(&self) -> Option<Algorithm> {
+    /// The algorithms the command line fixed, if it fixed them (`--check` may learn them line
+    /// by line).
+    pub fn algorithms(&self) -> Option<Vec<Algorithm>> {
         match self {
-            Mode::Hash(hash) => Some(hash.algorithm),
-            Mode::S3Values(values) => Some(values.algorithm),
-            Mode::Check(check) => check.algorithm,
-            Mode::Audit(audit) => audit.check.algorithm,
+            Mode::Hash(hash) => Some(hash.algorithms.clone()),
+            Mode::S3Values(values) => Some(values.options.algorithms().collect()),
+            Mode::Check(check) => check.algorithm.map(|algorithm| vec![algorithm]),
+            Mode::Audit(audit) => audit.check.algorithm.map(|algorithm| vec![algorithm]),
             _ => None,
         }
     }
@@ -194,10 +200,35 @@ pub struct NameList {
 /// A `FASTHASH_KERNEL` that names an unknown kernel or one this CPU cannot run is a usage
 /// error: a forced run must run the kernel it asked for.
 fn check_forced_kernels() -> Result<(), Error> {
-    match crate::kernels::detect::forced() {
-        Ok(_) => Ok(()),
-        Err(reason) => Err(Error::usage(reason.clone())),
+    crate::kernels::detect::forced().map(|_| ())
+}
+
+/// `--bench` measures kernels on buffers in memory: no file to read, no option of another
+/// mode; `-a` picks what to measure (each algorithm it gives, however many it takes).
+fn bench(cli: Cli) -> Result<Mode, Error> {
+    const BENCH_OPTIONS: [&str; 3] = ["--bench", "--seconds", "--algorithm"];
+    if let Some(other) = cli
+        .typed_options
+        .iter()
+        .find(|typed| !BENCH_OPTIONS.contains(&typed.as_str()))
+    {
+        return Err(Error::usage(format!(
+            "--bench cannot be combined with {other}: it measures kernels on buffers in memory"
+        )));
     }
+    if let Some(file) = cli.files.first() {
+        return Err(Error::usage(format!(
+            "--bench reads no file, but was given {}",
+            String::from_utf8_lossy(&crate::format::quote::quote_name(
+                std::os::unix::ffi::OsStrExt::as_bytes(file.as_os_str())
+            ))
+        )));
+    }
+    check_forced_kernels()?;
+    Ok(Mode::Bench(BenchOptions {
+        seconds: cli.seconds.unwrap_or(crate::bench::DEFAULT_SECONDS),
+        algorithms: cli.algorithm,
+    }))
 }
 
 impl Config {
@@ -214,16 +245,22 @@ impl Mode {
         let personality = invocation.personality;
         let program = &invocation.program;
         let cli = match personality {
-            // `bench` is a command only as the first argument: `fasthash ./bench` hashes a file.
-            Personality::Fasthash if args.get(1).is_some_and(|a| a == "bench") => {
-                let bench = BenchCli::parse_from(args.into_iter().skip(1));
-                check_forced_kernels()?;
-                return Ok(Mode::Bench(BenchOptions {
-                    seconds: bench.seconds,
-                    algorithms: bench.algorithm,
-                }));
-            }
-            Personality::Fasthash => Cli::parse_fasthash(args),
+            Personality::Fasthash => match Cli::parse_fasthash(args) {
+                Ok(cli) if cli.bench => return bench(cli),
+                Ok(cli) if cli.seconds.is_some() => {
+                    return Err(Error::usage(
+                        "--seconds is how long --bench measures; it needs --bench",
+                    ))
+                }
+                Ok(cli) => cli,
+                // Help and version come back from clap as errors; they are text to print.
+                Err(e)
+                    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) =>
+                {
+                    return Ok(Mode::Print(e.to_string()))
+                }
+                Err(e) => return Err(Error::usage(crate::format::messages::clap_usage(&e))),
+            },
             Personality::B3sum => {
                 let b3sum = B3sumCli::parse_from(args);
                 if b3sum.wants_extended_output() {
@@ -238,7 +275,7 @@ impl Mode {
                 Ok(GnuParse::Run(cli)) => *cli,
                 Ok(GnuParse::Help) => return Ok(Mode::Print(coreutils_help(program, algorithm))),
                 Ok(GnuParse::Version) => return Ok(Mode::Print(coreutils_version(own_name))),
-                Err(message) => return Err(Error::usage(message)),
+                Err(error) => return Err(error),
             },
         };
         if cli.list_kernels {
@@ -269,32 +306,46 @@ impl Mode {
             Personality::Coreutils { program: own, .. }
                 if matches!(own, "b2sum" | "cksum" | "sum") =>
             {
-                Some(
-                    crate::dropin::cksum::resolve(own, &invocation.program, &cli)
-                        .map_err(|(message, try_help)| Error::Usage { message, try_help })?,
-                )
+                Some(crate::dropin::cksum::resolve(
+                    own,
+                    &invocation.program,
+                    &cli,
+                )?)
             }
             _ => None,
         };
-        let algorithm = match personality {
-            Personality::Coreutils { .. } if dropin.is_some() => {
-                dropin.as_ref().and_then(|d| d.algorithm)
-            }
-            Personality::Coreutils { algorithm, .. } => Some(algorithm),
-            Personality::B3sum => Some(Algorithm::Blake3),
+        let algorithms: Vec<Algorithm> = match personality {
+            Personality::Coreutils { .. } if dropin.is_some() => dropin
+                .as_ref()
+                .and_then(|d| d.algorithm)
+                .into_iter()
+                .collect(),
+            Personality::Coreutils { algorithm, .. } => vec![algorithm],
+            Personality::B3sum => vec![Algorithm::Blake3],
             // Hashing without -a is SHA-256; --check may learn the algorithm line by line.
-            Personality::Fasthash => cli.algorithm.or(hashing.then_some(Algorithm::Sha256)),
+            Personality::Fasthash if cli.algorithm.is_empty() && hashing => {
+                vec![Algorithm::Sha256]
+            }
+            Personality::Fasthash => algorithm_list(&cli)?,
         };
+        let algorithm = algorithms.first().copied();
         // cksum's and sum's legacy checksums have one line format and nothing to check.
         if let (Personality::Fasthash, Some(legacy)) =
-            (personality, algorithm.filter(|a| a.info().with_size))
+            (personality, algorithms.iter().find(|a| a.info().with_size))
         {
             let refused = [
                 (cli.check, "--check"),
                 (cli.tag, "--tag"),
                 (cli.base64, "--base64"),
                 (cli.binary, "--binary"),
+                (cli.json && cli.tree.is_none(), "--json"),
             ];
+            if algorithms.len() > 1 {
+                return Err(Error::usage(format!(
+                    "-a {legacy} prints the line of cksum or sum (the checksum and the size in \
+                     decimal); it is not one of a list of algorithms"
+                )));
+            }
             if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
                 return Err(Error::usage(format!(
                     "{option} does not apply to -a {legacy}: its line is the checksum and the size \
@@ -318,7 +369,7 @@ impl Mode {
             (_, true) => ProgressChoice::Never,
             _ => ProgressChoice::Auto,
         };
-        let (s3, algorithm) = crate::s3::options::resolve(&cli, hashing, algorithm)?;
+        let s3 = crate::s3::options::resolve(&cli, hashing, &algorithms)?;
         if personality == Personality::Fasthash {
             refuse_options_that_would_do_nothing(&cli, s3.is_some())?;
         }
@@ -333,10 +384,10 @@ impl Mode {
             ));
         }
         if cli.shard.is_some() {
-            if !hashing || s3.is_some() {
+            if !hashing || s3.is_some() || cli.json {
                 return Err(Error::usage(
                     "--shard cuts the hashing of files into parts; it does not combine with \
-                     --check, --merge, --verify-s3 or the S3 options",
+                     --check, --merge, --verify-s3, --json or the S3 options",
                 ));
             }
             if cli.files.is_empty() || cli.files.iter().any(|f| f == "-") || names_from.is_some() {
@@ -438,12 +489,8 @@ impl Mode {
             walk,
             progress,
         };
-        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256
-        // above, cksum's to CRC in `dropin::cksum`); only --check may leave it open.
-        let algorithm = algorithm.unwrap_or(Algorithm::Sha256);
         if let Some(options) = s3 {
             return Ok(Mode::S3Values(S3Values {
-                algorithm,
                 options,
                 with_names: !cli.no_names,
                 zero_terminated: cli.zero,
@@ -451,6 +498,15 @@ impl Mode {
                 run,
             }));
         }
+        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256
+        // above, cksum's to CRC in `dropin::cksum`); only --check may leave it open. A legacy
+        // checksum is never one of several (refused above).
+        let algorithms = if algorithms.is_empty() {
+            vec![Algorithm::Sha256]
+        } else {
+            algorithms
+        };
+        let legacy_only = algorithms[0].info().with_size;
         let style = LineStyle {
             tagged: dropin.as_ref().map_or(cli.tag, |d| d.tagged),
             binary: cli.binary,
@@ -463,17 +519,40 @@ impl Mode {
                 DigestEncoding::Hex
             },
             // cksum and sum name the file beside a legacy checksum only when files were named.
-            with_names: !(cli.no_names || (algorithm.info().with_size && cli.files.is_empty())),
+            with_names: !(cli.no_names || (legacy_only && cli.files.is_empty())),
             lossy_names: personality == Personality::B3sum,
         };
         Ok(Mode::Hash(Hash {
-            algorithm,
+            algorithms,
             style,
+            json: cli.json,
             shard: cli.shard,
             files,
             run,
         }))
     }
+}
+
+/// fasthash's `-a` as typed (`-a md5,sha256`, `-a md5 -a sha256`): each algorithm once, and
+/// with `--check` one at most, which fixes the algorithm of every line.
+fn algorithm_list(cli: &Cli) -> Result<Vec<Algorithm>, Error> {
+    let list = &cli.algorithm;
+    if let Some((_, twice)) = list
+        .iter()
+        .enumerate()
+        .find(|(at, algorithm)| list[..*at].contains(algorithm))
+    {
+        return Err(Error::usage(format!(
+            "-a names {twice} twice; give each algorithm once"
+        )));
+    }
+    if cli.check && list.len() > 1 {
+        return Err(Error::usage(
+            "--check takes one -a (it reads every line with that algorithm); a manifest of \
+             several algorithms names each line's own: check it without -a",
+        ));
+    }
+    Ok(list.clone())
 }
 
 /// `--files-from` / `--files0-from`, which take the place of file operands.
@@ -596,6 +675,21 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
             "it shapes digest lines, and the S3 options print S3's values instead",
         );
     }
+    // --json of digests (no S3 option, no other mode): one object a file, its digests in hex
+    // or base64; nothing else of a line's shape has a place in it.
+    let shape_option = first_given(&[
+        (cli.tag, "--tag"),
+        (cli.untagged, "--untagged"),
+        (cli.binary, "--binary"),
+        (cli.text_typed, "--text"),
+    ]);
+    if let (true, false, None, Some(option)) = (cli.json, s3_values, mode, shape_option) {
+        return refusal(
+            option,
+            "--json",
+            "it shapes digest lines, and --json writes one object a file (name, size, digests)",
+        );
+    }
     if cli.no_part_limits && cli.part_size.is_none() && cli.s3_preset.is_none() {
         return refusal_without(
             "--no-part-limits",
@@ -636,7 +730,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
             "merging reads the shard manifests, not the files they list",
         );
     }
-    if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.algorithm.is_some(), mode) {
+    if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (!cli.algorithm.is_empty(), mode) {
         return refusal(
             "-a",
             mode,
@@ -801,7 +895,7 @@ mod tests {
         let Mode::Hash(hash) = mode(&["/bin/sha1sum", "f"]) else {
             panic!("expected hashing");
         };
-        assert_eq!(hash.algorithm, Algorithm::Sha1);
+        assert_eq!(hash.algorithms, [Algorithm::Sha1]);
         assert_eq!(hash.files.inputs, vec![Input::Path("f".into())]);
     }
 
@@ -822,12 +916,59 @@ mod tests {
     }
 
     #[test]
+    fn a_list_of_algorithms_keeps_its_order_and_json_is_hashings_own() {
+        let Mode::Hash(hash) = mode(&["fasthash", "-a", "md5,SHA256", "-a", "blake3", "f"]) else {
+            panic!("expected hashing");
+        };
+        assert_eq!(
+            hash.algorithms,
+            [Algorithm::Md5, Algorithm::Sha256, Algorithm::Blake3]
+        );
+        assert!(!hash.json);
+        let Mode::Hash(hash) = mode(&["fasthash", "--json", "-a", "blake3", "f"]) else {
+            panic!("--json alone is hashing's JSON");
+        };
+        assert!(hash.json);
+        let Mode::S3Values(values) = mode(&["fasthash", "--s3", "-a", "sha256,crc64nvme", "f"])
+        else {
+            panic!("expected S3 values");
+        };
+        assert_eq!(
+            values.options.algorithms().collect::<Vec<_>>(),
+            [Algorithm::Sha256, Algorithm::Crc64Nvme]
+        );
+        assert_eq!(
+            usage_message(&["fasthash", "-a", "xxh3,sha1,xxh3"]),
+            "-a names xxh3 twice; give each algorithm once"
+        );
+    }
+
+    #[test]
+    fn bench_takes_its_algorithms_from_a_and_its_time_from_seconds() {
+        let Mode::Bench(bench) = mode(&["fasthash", "-a", "md5", "--bench"]) else {
+            panic!("expected the benchmark");
+        };
+        assert_eq!(bench.algorithms, vec![Algorithm::Md5]);
+        assert_eq!(bench.seconds, crate::bench::DEFAULT_SECONDS);
+        let Mode::Bench(bench) = mode(&["fasthash", "--bench", "--seconds", "0.5"]) else {
+            panic!("expected the benchmark");
+        };
+        assert!(bench.algorithms.is_empty());
+        assert_eq!(bench.seconds, 0.5);
+        // Only as an option: the word is a file name.
+        let Mode::Hash(hash) = mode(&["fasthash", "bench"]) else {
+            panic!("expected hashing");
+        };
+        assert_eq!(hash.files.inputs, vec![Input::Path("bench".into())]);
+    }
+
+    #[test]
     fn no_file_means_standard_input() {
         let Mode::Hash(hash) = mode(&["fasthash"]) else {
             panic!("expected hashing");
         };
         assert_eq!(hash.files.inputs, vec![Input::Stdin]);
-        assert_eq!(hash.algorithm, Algorithm::Sha256);
+        assert_eq!(hash.algorithms, [Algorithm::Sha256]);
     }
 
     #[test]
@@ -856,7 +997,10 @@ mod tests {
         let Mode::S3Values(values) = mode(&["fasthash", "--s3", "f"]) else {
             panic!("expected S3 values");
         };
-        assert_eq!(values.algorithm, Algorithm::Sha256);
+        assert_eq!(
+            values.options.algorithms().collect::<Vec<_>>(),
+            [Algorithm::Sha256]
+        );
         assert!(matches!(
             mode(&["fasthash", "--verify-s3", "head.json", "f"]),
             Mode::VerifyS3(_)

@@ -82,6 +82,18 @@ pub fn os_error_text(error: &io::Error) -> String {
     }
 }
 
+/// As the reporter renders it for fasthash (what follows `fasthash: `), so that clap can carry
+/// an [`Error`] from a value parser back to `config` as the source of its own error.
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(
+            &self.render(MessageStyle::Coreutils),
+        ))
+    }
+}
+
+impl std::error::Error for Error {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

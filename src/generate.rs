@@ -5,6 +5,7 @@
 use crate::cli::Cli;
 use clap::CommandFactory;
 use clap_complete::Shell;
+use std::io::Write;
 
 /// Each target: its `--generate` name and its path in the repository.
 pub const TARGETS: &[(&str, &str)] = &[
@@ -33,27 +34,74 @@ pub fn generate(what: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The man page: clap_mangen's sections, but FILE described in DESCRIPTION and not as an
+/// option, `--help`'s examples as an EXAMPLES section, and fasthash's own closing sections
+/// instead of `--help`'s closing text (which would repeat them, and point to this very page).
 fn man_page() -> Vec<u8> {
-    let command = Cli::command();
+    let man = clap_mangen::Man::new(Cli::command());
+    let options = clap_mangen::Man::new(Cli::command().mut_arg("files", |arg| arg.hide(true)));
+    // Each section clap_mangen renders on its own starts with roff's quote-string definition;
+    // the page needs it once, at the top.
     let mut out = Vec::new();
-    // Writing into a Vec cannot fail.
-    let _ = clap_mangen::Man::new(command).render(&mut out);
+    let mut section = |render: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
+        let mut text = Vec::new();
+        // Writing into a Vec cannot fail.
+        let _ = render(&mut text);
+        let body = match out.is_empty() {
+            true => &text[..],
+            false => text.strip_prefix(ROFF_PREAMBLE).unwrap_or(&text),
+        };
+        out.extend_from_slice(body);
+    };
+    section(&|w| man.render_title(w));
+    section(&|w| man.render_name_section(w));
+    section(&|w| man.render_synopsis_section(w));
+    section(&|w| man.render_description_section(w));
+    if let Some(files) = Cli::command()
+        .get_arguments()
+        .find(|arg| arg.get_id() == "files")
+        .and_then(|arg| arg.get_help())
+    {
+        let text = format!(".PP\n\\fIFILE\\fR: {}.\n", roff(&files.to_string()));
+        section(&|w| w.write_all(text.as_bytes()));
+    }
+    section(&|w| options.render_options_section(w));
+    let version = {
+        let mut text = Vec::new();
+        let _ = man.render_version_section(&mut text);
+        text
+    };
+    out.extend_from_slice(b".SH EXAMPLES\n");
+    for (command, what) in crate::cli::EXAMPLES {
+        out.extend_from_slice(
+            format!(".TP\n\\fB{}\\fR\n{}\n", roff(command), roff(what)).as_bytes(),
+        );
+    }
+    out.extend_from_slice(b".SH \"DROP-IN NAMES\"\n");
+    out.extend_from_slice(roff(crate::cli::DROP_IN).as_bytes());
+    out.push(b'\n');
     out.extend_from_slice(EXTRA_SECTIONS.as_bytes());
+    out.extend_from_slice(version.strip_prefix(ROFF_PREAMBLE).unwrap_or(&version));
     out
 }
 
-const EXTRA_SECTIONS: &str = r#".SH "BENCHMARK"
-\fBfasthash bench\fR [\fB\-\-seconds\fR \fIS\fR] [\fB\-a\fR \fINAME\fR]...
-.br
-Prints, for every algorithm (or those named), the kernel it runs on this CPU and its
-single\-thread throughput in GB/s on in\-memory buffers of 64 B, 4 KiB and 1 MiB. A file named
-\fIbench\fR is hashed with \fBfasthash ./bench\fR.
-.SH "DROP-IN NAMES"
-Started under the name \fBmd5sum\fR, \fBsha1sum\fR, \fBsha224sum\fR, \fBsha256sum\fR,
-\fBsha384sum\fR, \fBsha512sum\fR or \fBb3sum\fR (a symbolic link to fasthash), fasthash is that
-program: its default algorithm, its options (GNU getopt parsing for the coreutils names), its
-output byte for byte, its messages and its exit codes.
-.SH "EXIT STATUS"
+/// What clap_mangen puts before every section it renders.
+const ROFF_PREAMBLE: &[u8] = b".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
+
+/// Text as roff prints it: backslashes and hyphens escaped, no line taken for a request.
+fn roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    let lines: Vec<String> = escaped
+        .lines()
+        .map(|line| match line.starts_with(['.', '\'']) {
+            true => format!("\\&{line}"),
+            false => line.to_string(),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+const EXTRA_SECTIONS: &str = r#".SH "EXIT STATUS"
 .TP
 \fB0\fR
 Every input was hashed; with \fB\-c\fR, every listed file verified; with \fB\-\-verify\-s3\fR,

@@ -4,48 +4,90 @@
 
 use crate::config::{Files, Hash, RunSettings, S3Values};
 use crate::error::{Error, ExitStatus};
+use crate::format::hash_json::write_hash_object;
 use crate::format::line::write_digest_line;
 use crate::format::messages::Message;
+use crate::io::multi::{self, Several};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::progress::Progress;
 use crate::io::read::hash_inputs;
 use crate::io::shard::{select, Shard};
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
+use crate::kernels::Digest;
 use crate::report::Reporter;
 use crate::s3;
-use crate::s3::format::write_s3;
+use crate::s3::format::write_s3_results;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
 pub fn run(hash: &Hash, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
-    let algorithm = hash.algorithm;
-    let shard = hash.shard.map(|shard| Sharding {
-        shard,
-        fingerprint: line_format(hash),
-        terminator: hash.style.terminator(),
-    });
-    drive(
-        &hash.files,
-        &hash.run,
-        shard,
-        out,
-        reporter,
-        crate::kernels::engine::chosen(algorithm).batch_size(),
-        |inputs| hash_inputs(inputs, algorithm, &hash.run.read),
-        |mut out, input, digest| {
-            write_digest_line(
-                &mut out,
-                &hash.style,
-                algorithm,
-                &digest,
-                input.name_bytes(),
+    let shard = || {
+        hash.shard.map(|shard| Sharding {
+            shard,
+            fingerprint: line_format(hash),
+            several: (hash.algorithms.len() > 1).then(|| algorithm_names(hash)),
+            terminator: hash.style.terminator(),
+        })
+    };
+    match (hash.json, hash.algorithms.as_slice()) {
+        // One algorithm's lines: its own paths (lanes pulling files, a file split on every
+        // core), as fast as a run can be.
+        (false, &[algorithm]) => drive(
+            &hash.files,
+            &hash.run,
+            shard(),
+            out,
+            reporter,
+            crate::kernels::engine::chosen(algorithm).batch_size(),
+            |inputs| hash_inputs(inputs, algorithm, &hash.run.read),
+            // No size: only JSON prints it, and JSON takes the other arm.
+            |out, input, digest| write_record(out, hash, input, 0, &[digest]),
+        ),
+        // Several algorithms, or JSON (which needs the size read): every input read once.
+        (_, algorithms) => {
+            let several = Several::new(algorithms, &hash.run.read);
+            drive(
+                &hash.files,
+                &hash.run,
+                shard(),
+                out,
+                reporter,
+                several.batch_size(),
+                |inputs| multi::hash_inputs(inputs, &several, &hash.run.read),
+                |out, input, hashed| write_record(out, hash, input, hashed.size, &hashed.digests),
             )
-        },
-    )
+        }
+    }
 }
 
-/// S3's values, one input at a time (each may be split into parts on every core).
+/// What one input's digests print as: a line per algorithm, in order, each the line a run
+/// with that algorithm alone prints; or its JSON object.
+fn write_record(
+    mut out: &mut dyn WriteSend,
+    hash: &Hash,
+    input: &Input,
+    size: u64,
+    digests: &[Digest],
+) -> io::Result<()> {
+    let pairs = hash.algorithms.iter().copied().zip(digests);
+    if hash.json {
+        return write_hash_object(
+            &mut out,
+            input.name_bytes(),
+            size,
+            pairs,
+            hash.style.encoding,
+        );
+    }
+    for (algorithm, digest) in pairs {
+        write_digest_line(&mut out, &hash.style, algorithm, digest, input.name_bytes())?;
+    }
+    Ok(())
+}
+
+/// S3's values, one input at a time (each may be split into parts on every core), one value
+/// per algorithm, in order.
 pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
     drive(
         &values.files,
@@ -57,21 +99,14 @@ pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Repor
         |inputs| {
             inputs
                 .iter()
-                .map(|input| {
-                    s3::values::for_input(
-                        input,
-                        values.algorithm,
-                        &values.options,
-                        &values.run.read,
-                    )
-                })
+                .map(|input| s3::values::for_input(input, &values.options, &values.run.read))
                 .collect()
         },
-        |mut out, input, result| {
-            write_s3(
+        |mut out, input, results| {
+            write_s3_results(
                 &mut out,
                 values.options.format,
-                &result,
+                &results,
                 input.name_bytes(),
                 values.with_names,
                 values.zero_terminated,
@@ -119,7 +154,12 @@ fn drive<T: Send>(
         None => Box::new(expand(inputs, files.walk.clone())),
         Some(sharding) => {
             let all = expand(inputs, files.walk.clone()).collect();
-            let (chosen, header) = select(all, sharding.shard, &sharding.fingerprint);
+            let (chosen, header) = select(
+                all,
+                sharding.shard,
+                &sharding.fingerprint,
+                sharding.several.as_deref(),
+            );
             let mut line = header.into_bytes();
             line.push(sharding.terminator);
             if let Err(e) = out.write_all(&line) {
@@ -208,17 +248,25 @@ struct Sharding {
     shard: Shard,
     /// What the lines' bytes depend on ([`line_format`]).
     fingerprint: String,
+    /// The algorithms, when several: the header names them.
+    several: Option<String>,
     /// Shard manifests are digest lines, which end as the style says.
     terminator: u8,
 }
 
-/// What decides the bytes of a shard's lines, for its fingerprint: shards written with another
-/// algorithm or line style are not merged with these.
+/// The algorithms as `-a` takes them: `md5,sha256`.
+fn algorithm_names(hash: &Hash) -> String {
+    let names: Vec<String> = hash.algorithms.iter().map(|a| a.to_string()).collect();
+    names.join(",")
+}
+
+/// What decides the bytes of a shard's lines, for its fingerprint: shards written with other
+/// algorithms (or the same in another order) or another line style are not merged with these.
 fn line_format(hash: &Hash) -> String {
     let style = &hash.style;
     format!(
         "{} tagged={} binary={} zero={} base64={} names={}",
-        hash.algorithm,
+        algorithm_names(hash),
         style.tagged,
         style.binary,
         style.zero_terminated,

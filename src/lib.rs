@@ -85,10 +85,10 @@ fn run_over_files(
     io::parallel::configure_threads(settings.threads);
     if settings.debug {
         // Check mode learns its algorithms line by line, so it names them all.
-        let algorithms: Vec<_> = match config.mode.algorithm() {
-            Some(algorithm) => vec![algorithm],
-            None => kernels::Algorithm::all().collect(),
-        };
+        let algorithms: Vec<_> = config
+            .mode
+            .algorithms()
+            .unwrap_or_else(|| kernels::Algorithm::all().collect());
         for algorithm in algorithms {
             reporter.say(&Message::Kernel(algorithm));
         }

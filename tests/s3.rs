@@ -283,7 +283,7 @@ fn json_lines_have_every_field() {
     let name = std::ffi::OsStr::new("odd\u{e9} name");
     fs::write(dir.path().join(name), b"hello world").unwrap();
     let output = fasthash(dir.path())
-        .args(["--json", "-a", "crc64nvme", "odd\u{e9} name"])
+        .args(["--s3", "--json", "-a", "crc64nvme", "odd\u{e9} name"])
         .output();
     let json: Value = serde_json::from_str(text(&output.stdout).trim()).unwrap();
     assert_eq!(json["name"], "odd\u{e9} name");

@@ -2,6 +2,7 @@
 //! md5sum's, and how each decides its algorithm, digest length and line format.
 
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
+use crate::error::Error;
 use crate::format::manifest::{Retag, CKSUM_TAGS};
 use crate::kernels::Algorithm;
 
@@ -99,7 +100,12 @@ pub(crate) struct Resolved {
 
 /// An error, as coreutils words it: the message (possibly several lines, each but the first
 /// already prefixed with the program name) and whether a "Try --help" line follows.
-pub(crate) type Refusal = (String, bool);
+fn refusal(message: impl Into<String>, try_help: bool) -> Error {
+    Error::Usage {
+        message: message.into(),
+        try_help,
+    }
+}
 
 /// cksum's `-a` names, in its order, and what each names (sha2 and sha3 by `-l`).
 const CKSUM_NAMES: &[&str] = &[
@@ -107,7 +113,7 @@ const CKSUM_NAMES: &[&str] = &[
     "sha3", "blake2b", "sm3",
 ];
 
-pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
+pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
     match program {
         "sum" => Ok(Resolved {
             algorithm: Some(if cli.sysv {
@@ -135,7 +141,7 @@ pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Reso
     }
 }
 
-fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
+fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
     let name = match &cli.cksum_algorithm {
         None => None,
         Some(typed) => match CKSUM_NAMES
@@ -145,7 +151,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
             Some(name) => Some(*name),
             None => {
                 let valid: String = CKSUM_NAMES.iter().map(|n| format!("\n  - '{n}'")).collect();
-                return Err((
+                return Err(refusal(
                     format!(
                         "invalid argument '{}' for '--algorithm'\nValid arguments are:{valid}",
                         String::from_utf8_lossy(typed)
@@ -160,8 +166,8 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
     if length_value(cli)?.is_some_and(|bits| bits != 0)
         && !matches!(family, "blake2b" | "sha2" | "sha3")
     {
-        return Err((
-            "--length is only supported with --algorithm blake2b, sha2, or sha3".into(),
+        return Err(refusal(
+            "--length is only supported with --algorithm blake2b, sha2, or sha3",
             false,
         ));
     }
@@ -209,7 +215,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
             match bits {
                 None if cli.check && typed.is_none() => members[1],
                 None if typed.is_none() => {
-                    return Err((
+                    return Err(refusal(
                         format!(
                         "--algorithm={family} requires specifying --length 224, 256, 384, or 512"
                     ),
@@ -225,7 +231,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
                     match member {
                         Some(member) => member,
                         None => {
-                            return Err((
+                            return Err(refusal(
                                 format!(
                                     "invalid length: '{}'\n{shown_name}: digest length for '{tag_name}' must be 224, 256, 384, or 512",
                                     typed.unwrap_or_default()
@@ -243,21 +249,24 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
         any_length = cli.check;
     }
     if cli.check && name.is_some() && algorithm.info().with_size {
-        return Err((
-            "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}".into(),
+        return Err(refusal(
+            "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}",
             false,
         ));
     }
     if cli.base64 && cli.raw {
-        return Err(("--base64 and --raw are mutually exclusive".into(), true));
+        return Err(refusal("--base64 and --raw are mutually exclusive", true));
     }
     let tagged = !cli.untagged;
     if tagged && cli.text_typed {
-        return Err(("--text mode is only supported with --untagged".into(), true));
+        return Err(refusal(
+            "--text mode is only supported with --untagged",
+            true,
+        ));
     }
     if cli.raw && !cli.check && cli.files.len() > 1 {
-        return Err((
-            "the --raw option is not supported with multiple files".into(),
+        return Err(refusal(
+            "the --raw option is not supported with multiple files",
             false,
         ));
     }
@@ -282,7 +291,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Refusal> {
 /// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
 /// digits, nothing after; a number too large for the integer is clamped quietly to the
 /// maximum (which the checks after refuse with their own message). None when not given.
-fn length_value(cli: &Cli) -> Result<Option<u64>, Refusal> {
+fn length_value(cli: &Cli) -> Result<Option<u64>, Error> {
     let Some(typed) = &cli.length_text else {
         return Ok(None);
     };
@@ -290,14 +299,14 @@ fn length_value(cli: &Cli) -> Result<Option<u64>, Refusal> {
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
     let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err((format!("invalid length: '{text}'"), false));
+        return Err(refusal(format!("invalid length: '{text}'"), false));
     }
     Ok(Some(digits.parse().unwrap_or(u64::MAX)))
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
 /// multiple of 8 for BLAKE2b (`tag_name`'s family decides the rest). None when not given or 0.
-fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Refusal> {
+fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Error> {
     let Some(bits) = length_value(cli)? else {
         return Ok(None);
     };
@@ -310,7 +319,7 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Re
         return Ok(Some(u32::try_from(bits).unwrap_or(u32::MAX)));
     }
     if bits > 512 {
-        return Err((
+        return Err(refusal(
             format!(
                 "{}\n{shown_name}: maximum digest length for 'BLAKE2b' is 512 bits",
                 invalid()
@@ -319,7 +328,7 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Re
         ));
     }
     if !bits.is_multiple_of(8) {
-        return Err((
+        return Err(refusal(
             format!("{}\n{shown_name}: length is not a multiple of 8", invalid()),
             false,
         ));

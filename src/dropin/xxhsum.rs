@@ -197,7 +197,7 @@ fn usage(exe_name: &str, advanced: bool) -> u8 {
              --strict         fail on improperly formatted lines\n  \
              -w, --warn           warn about improperly formatted lines\n      \
              --ignore-missing do not fail or report for missing files\n\n\
-             The benchmark (-b) is not part of fasthash's xxhsum; run `fasthash bench`.\n",
+             The benchmark (-b) is not part of fasthash's xxhsum; run `fasthash --bench`.\n",
         );
     }
     say(&text);
@@ -211,7 +211,7 @@ fn bad_usage(exe_name: &str) -> u8 {
 }
 
 fn benchmark_refused() -> u8 {
-    say("xxhsum: the benchmark (-b) is not offered here; `fasthash bench` measures every algorithm\n");
+    say("xxhsum: the benchmark (-b) is not offered here; `fasthash --bench` measures every algorithm\n");
     1
 }
 

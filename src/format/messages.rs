@@ -271,3 +271,172 @@ fn warning(count: u64, one: &str, many: &str) -> Vec<u8> {
         format!("WARNING: {count} {many}").into_bytes()
     }
 }
+
+/// `-a NAME` for a name the table lacks: the closest name, then every valid one in the
+/// table's order.
+pub fn unknown_algorithm(name: &str) -> String {
+    let known = crate::kernels::ALGORITHMS
+        .iter()
+        .flat_map(|info| std::iter::once(info.name).chain(info.aliases.iter().copied()));
+    with_choices(
+        format!("unknown algorithm '{name}'"),
+        closest(&name.to_ascii_lowercase(), known),
+        "names",
+        &Algorithm::names_list(),
+    )
+}
+
+/// The candidate most like `typed`, if one is like it at all: a Jaro similarity above 0.7,
+/// the bar clap sets for its own suggestions, so every "did you mean" reads alike.
+pub fn closest<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::jaro(typed, candidate), candidate))
+        .filter(|(similarity, _)| *similarity > 0.7)
+        // The first of equally close candidates: the table's order decides.
+        .fold(
+            None,
+            |best: Option<(f64, &str)>, (similarity, candidate)| match best {
+                Some((top, _)) if top >= similarity => best,
+                _ => Some((similarity, candidate)),
+            },
+        )
+        .map(|(_, candidate)| candidate)
+}
+
+/// `HEAD; did you mean 'X'? Valid NOUN: LIST`, or `HEAD; valid NOUN: LIST` with nothing close.
+fn with_choices(head: String, suggestion: Option<&str>, noun: &str, valid: &str) -> String {
+    match suggestion {
+        Some(close) => format!("{head}; did you mean '{close}'? Valid {noun}: {valid}"),
+        None => format!("{head}; valid {noun}: {valid}"),
+    }
+}
+
+/// A usage error clap found in `fasthash`'s command line, in fasthash's words: one line, without
+/// clap's `error:`, tip, usage block and help line (the reporter adds the program's name and
+/// main the "Try" line). A misspelt option or value gets the closest right one.
+pub fn clap_usage(error: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let context = |kind: ContextKind| match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.clone()),
+        Some(ContextValue::Strings(texts)) => Some(texts.join("', '")),
+        Some(ContextValue::StyledStr(text)) => Some(text.to_string()),
+        Some(ContextValue::Number(number)) => Some(number.to_string()),
+        _ => None,
+    };
+    // clap names an option with its value's placeholder (`--threads <N>`); the name alone reads
+    // better in a sentence. Quoted, as coreutils quotes the option it refuses.
+    let options = |kind: ContextKind| -> Option<String> {
+        let names: Vec<&str> = match error.get(kind)? {
+            ContextValue::String(arg) => vec![arg.as_str()],
+            ContextValue::Strings(args) => args.iter().map(String::as_str).collect(),
+            _ => return None,
+        };
+        let names: Vec<String> = names
+            .iter()
+            .map(|arg| format!("'{}'", arg.split(' ').next().unwrap_or_default()))
+            .collect();
+        Some(names.join(", "))
+    };
+    let option = || options(ContextKind::InvalidArg).unwrap_or_default();
+    let value = context(ContextKind::InvalidValue).unwrap_or_default();
+    let suggestion =
+        context(ContextKind::SuggestedArg).or_else(|| context(ContextKind::SuggestedValue));
+    let valid = context(ContextKind::ValidValue).map(|list| list.replace("', '", ", "));
+    match error.kind() {
+        ErrorKind::UnknownArgument => {
+            let arg = context(ContextKind::InvalidArg).unwrap_or_default();
+            let mut text = format!("unknown option '{arg}'");
+            match suggestion {
+                Some(close) => text.push_str(&format!("; did you mean '{close}'?")),
+                // Nothing like it: perhaps a file whose name starts with `-` (FILE takes any).
+                None => text.push_str(&format!(
+                    "; a file of that name is hashed with 'fasthash -- {arg}'"
+                )),
+            }
+            text
+        }
+        ErrorKind::InvalidValue if value.is_empty() => {
+            let head = format!("{} needs a value", option());
+            match valid {
+                Some(valid) => with_choices(head, None, "values", &valid),
+                None => head,
+            }
+        }
+        ErrorKind::InvalidValue => {
+            let head = format!("invalid value '{value}' for {}", option());
+            match valid {
+                Some(valid) => with_choices(head, suggestion.as_deref(), "values", &valid),
+                None => head,
+            }
+        }
+        ErrorKind::ValueValidation => {
+            let source = std::error::Error::source(error);
+            // A value parser of ours words its whole refusal.
+            match source.and_then(|source| source.downcast_ref::<Error>()) {
+                Some(ours) => ours.to_string(),
+                None => match source {
+                    Some(reason) => format!("invalid value '{value}' for {}: {reason}", option()),
+                    None => format!("invalid value '{value}' for {}", option()),
+                },
+            }
+        }
+        ErrorKind::ArgumentConflict => match options(ContextKind::PriorArg) {
+            // clap reports an option given twice as one in conflict with itself.
+            Some(prior) if prior == option() => format!("{prior} can be given only once"),
+            Some(prior) => format!("{} cannot be combined with {prior}", option()),
+            None => format!("{} cannot be combined with the options before it", option()),
+        },
+        ErrorKind::MissingRequiredArgument => format!("an option given needs {} too", option()),
+        ErrorKind::NoEquals => {
+            format!("{} takes its value after '=': {}=VALUE", option(), option())
+        }
+        ErrorKind::TooManyValues => {
+            format!("{} takes one value; '{value}' is one too many", option())
+        }
+        ErrorKind::TooFewValues | ErrorKind::WrongNumberOfValues => format!(
+            "{} takes {} values, not {}",
+            option(),
+            context(ContextKind::ExpectedNumValues)
+                .or_else(|| context(ContextKind::MinValues))
+                .unwrap_or_default(),
+            context(ContextKind::ActualNumValues).unwrap_or_default()
+        ),
+        ErrorKind::InvalidUtf8 => "an argument is not valid UTF-8".to_string(),
+        // Anything else (none of fasthash's options makes one today): clap's first line,
+        // without its `error: `.
+        _ => {
+            let text = error.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_takes_the_most_alike_and_nothing_unlike() {
+        assert_eq!(
+            closest("sha265", ["md5", "sha256", "sha512"]),
+            Some("sha256")
+        );
+        assert_eq!(closest("jsno", ["json", "tag"]), Some("json"));
+        assert_eq!(closest("qqqq", ["md5", "sha256"]), None);
+        // Equally close: the first in the table's order.
+        assert_eq!(closest("abcd", ["abcx", "abcy"]), Some("abcx"));
+    }
+
+    #[test]
+    fn unknown_algorithm_suggests_a_name_or_alias_whatever_its_case() {
+        let message = unknown_algorithm("SHA265");
+        assert!(
+            message.starts_with("unknown algorithm 'SHA265'; did you mean 'sha256'? Valid names: "),
+            "{message}"
+        );
+        assert!(message.ends_with(&Algorithm::names_list()), "{message}");
+        assert!(unknown_algorithm("xxhash-64").contains("did you mean 'xxhash64'?"));
+    }
+}

@@ -4,7 +4,9 @@
 //! Formatters write to a `&mut impl Write` and never print on their own, so each one is tested
 //! on a buffer.
 
+pub(crate) mod bench;
 pub mod escape;
+pub mod hash_json;
 pub mod kernels;
 pub mod line;
 pub mod manifest;

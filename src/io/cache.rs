@@ -142,13 +142,33 @@ pub fn activate(path: &Path) -> Option<Ignored> {
 impl Cache {
     /// The digest of the file whose metadata this is, if it was hashed in this state.
     pub fn lookup(&self, metadata: &Metadata, algorithm: Algorithm) -> Option<Digest> {
+        self.counted(self.known(metadata, algorithm))
+    }
+
+    /// The digests of the file by every one of `algorithms`, in order, if it was hashed in this
+    /// state by all of them (one file counted once, however many algorithms).
+    pub fn lookup_all(&self, metadata: &Metadata, algorithms: &[Algorithm]) -> Option<Vec<Digest>> {
+        self.counted(
+            algorithms
+                .iter()
+                .map(|&algorithm| self.known(metadata, algorithm))
+                .collect(),
+        )
+    }
+
+    /// The digest by `algorithm` of the file whose metadata this is, if it was hashed in this
+    /// state.
+    fn known(&self, metadata: &Metadata, algorithm: Algorithm) -> Option<Digest> {
         let stamp = Stamp::of(metadata);
-        let found = self
-            .loaded
+        self.loaded
             .get(&(stamp.device, stamp.inode))
             .filter(|(known_stamp, _)| metadata.is_file() && *known_stamp == stamp)
             .and_then(|(_, known)| known.iter().find(|(a, _)| *a == algorithm))
-            .map(|(_, digest)| *digest);
+            .map(|(_, digest)| *digest)
+    }
+
+    /// A lookup's answer, counted as a hit or a miss.
+    fn counted<T>(&self, found: Option<T>) -> Option<T> {
         let counter = if found.is_some() {
             &self.hits
         } else {

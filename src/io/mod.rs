@@ -18,6 +18,7 @@ pub mod cache;
 pub mod lines;
 pub mod long_paths;
 pub mod mapped;
+pub mod multi;
 pub mod parallel;
 pub mod progress;
 pub mod read;

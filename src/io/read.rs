@@ -23,6 +23,7 @@
 //! (`/proc` files have content but no size). A file that changes while it is hashed (another
 //! size or mtime afterwards, or pages gone under a mapping) is reported, never printed.
 
+use super::cache::Cache;
 use super::mapped::Mapping;
 use super::Input;
 use crate::kernels::engine::{self, Split};
@@ -75,7 +76,7 @@ impl Default for ReadOptions {
 /// window, nothing per byte).
 pub static BYTES_HASHED: AtomicU64 = AtomicU64::new(0);
 
-fn count(bytes: usize) {
+pub(crate) fn count(bytes: usize) {
     BYTES_HASHED.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
@@ -88,35 +89,98 @@ pub fn changed_error() -> io::Error {
     io::Error::other("file changed as we read it")
 }
 
+/// What one read of a file is hashed into: one algorithm's digest, or every digest of a list
+/// of algorithms (`super::multi`). The read itself (mapping or not, one call or a loop, a file
+/// that changed) is decided once, in [`hash_file_with`], for both.
+pub(crate) trait Hashing: Sync {
+    type Output: Send;
+    /// Everything `reader` yields until end of file.
+    fn reader(&self, reader: impl Read) -> io::Result<Self::Output>;
+    /// A whole file, read into memory.
+    fn buffer(&self, bytes: &[u8]) -> Self::Output;
+    /// A mapped file.
+    fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Self::Output;
+    /// What `--cache` holds for a file in this state.
+    fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Self::Output>;
+    /// Keeps `output` in `--cache` under the state the file was opened in.
+    fn remember(&self, cache: &Cache, state: &Metadata, output: &Self::Output);
+}
+
+impl Hashing for Algorithm {
+    type Output = Digest;
+
+    fn reader(&self, reader: impl Read) -> io::Result<Digest> {
+        let mut hasher = Hasher::new(*self);
+        feed_reader(reader, |bytes| hasher.update(bytes))?;
+        Ok(hasher.finalize())
+    }
+
+    fn buffer(&self, bytes: &[u8]) -> Digest {
+        crate::kernels::hash(*self, bytes)
+    }
+
+    fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Digest {
+        hash_mapping(mapping, *self, options)
+    }
+
+    fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Digest> {
+        cache.lookup(state, *self)
+    }
+
+    fn remember(&self, cache: &Cache, state: &Metadata, digest: &Digest) {
+        cache.remember(state, *self, *digest);
+    }
+}
+
 /// Hashes one input to its digest, or the error that stopped it (open, read, or a change).
 pub fn hash_input(
     input: &Input,
     algorithm: Algorithm,
     options: &ReadOptions,
 ) -> io::Result<Digest> {
+    hash_input_with(input, &algorithm, options)
+}
+
+/// [`hash_input`] into what `hashing` makes of one read.
+pub(crate) fn hash_input_with<H: Hashing>(
+    input: &Input,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
     match input {
-        Input::Stdin => hash_reader(super::stdin()?, algorithm),
+        Input::Stdin => hashing.reader(super::stdin()?),
         Input::Path(path) => {
             let Some(cache) = super::cache::active() else {
-                return hash_file(super::long_paths::open_file(path)?, algorithm, options);
+                return hash_file_with(super::long_paths::open_file(path)?, hashing, options);
             };
-            if let Some(digest) = cached(cache, path, algorithm) {
-                return Ok(digest);
+            if let Some(output) = cached(cache, path, hashing) {
+                return Ok(output);
             }
-            // Remembered under the state of the file as opened, before it is read.
-            let file = super::long_paths::open_file(path)?;
-            let before = file.metadata()?;
-            let digest = hash_file(file, algorithm, options)?;
-            cache.remember(&before, algorithm, digest);
-            Ok(digest)
+            hash_opened(super::long_paths::open_file(path)?, hashing, options)
         }
     }
 }
 
-/// The digest `--cache` has for the file at `path` in the state one stat(2) finds it in: the
-/// file is not even opened.
-fn cached(cache: &super::cache::Cache, path: &Path, algorithm: Algorithm) -> Option<Digest> {
-    cache.lookup(&super::long_paths::metadata(path).ok()?, algorithm)
+/// Hashes an opened file, kept in `--cache` (when active) under its state as opened, before
+/// it is read.
+pub(crate) fn hash_opened<H: Hashing>(
+    file: File,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
+    let Some(cache) = super::cache::active() else {
+        return hash_file_with(file, hashing, options);
+    };
+    let before = file.metadata()?;
+    let output = hash_file_with(file, hashing, options)?;
+    hashing.remember(cache, &before, &output);
+    Ok(output)
+}
+
+/// What `--cache` has for the file at `path` in the state one stat(2) finds it in: the file
+/// is not even opened.
+pub(crate) fn cached<H: Hashing>(cache: &Cache, path: &Path, hashing: &H) -> Option<H::Output> {
+    hashing.cached(cache, &super::long_paths::metadata(path).ok()?)
 }
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the
@@ -128,49 +192,20 @@ pub fn hash_inputs(
     algorithm: Algorithm,
     options: &ReadOptions,
 ) -> Vec<io::Result<Digest>> {
-    use rayon::prelude::*;
-    // Standard input is read once, in order: a list that names it stays sequential.
-    if inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin) {
-        return inputs
-            .iter()
-            .map(|input| hash_input(input, algorithm, options))
-            .collect();
+    if let Some(results) = in_order(inputs, &algorithm, options) {
+        return results;
     }
-    let mut results: Vec<Option<io::Result<Digest>>> = inputs.iter().map(|_| None).collect();
     // Every path opened once, with the state of those small enough for the lanes; which of
     // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
     let engine = engine::chosen(algorithm);
-    let mut opened: Vec<(usize, File, Option<Metadata>)> = Vec::new();
-    // With --cache: each opened file's state before it is read, to remember its digest by.
     let cache = super::cache::active();
-    let mut states: Vec<Option<Metadata>> = inputs.iter().map(|_| None).collect();
-    let mut alone: Vec<(usize, Option<File>)> = Vec::new();
-    for (index, input) in inputs.iter().enumerate() {
-        let Input::Path(path) = input else {
-            alone.push((index, None));
-            continue;
-        };
-        if let Some(digest) = cache.and_then(|cache| cached(cache, path, algorithm)) {
-            results[index] = Some(Ok(digest));
-            continue;
-        }
-        match open_with_small_size(path, options) {
-            Ok((file, small)) => {
-                if cache.is_some() {
-                    match small.clone().map_or_else(|| file.metadata(), Ok) {
-                        Ok(before) => states[index] = Some(before),
-                        Err(error) => {
-                            results[index] = Some(Err(error));
-                            continue;
-                        }
-                    }
-                }
-                opened.push((index, file, small))
-            }
-            Err(error) => results[index] = Some(Err(error)),
-        }
-    }
+    let Batch {
+        mut results,
+        states,
+        opened,
+        mut alone,
+    } = open_batch(inputs, &algorithm, options);
     let small_lengths: Vec<usize> = opened
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
@@ -188,18 +223,7 @@ pub fn hash_inputs(
             Some(lanes) if !files.0.is_empty() => (lanes.pull)(&mut files),
             _ => Vec::new(),
         },
-        || {
-            alone
-                .into_par_iter()
-                .map(|(index, file)| {
-                    let result = match file {
-                        Some(file) => hash_file(file, algorithm, options),
-                        None => hash_input(inputs[index], algorithm, options),
-                    };
-                    (index, result)
-                })
-                .collect::<Vec<_>>()
-        },
+        || hash_each(alone, inputs, &algorithm, options),
     );
     for ((index, file, before), result) in files.0.iter().zip(pulled) {
         results[*index] = Some(match result {
@@ -229,16 +253,119 @@ pub fn hash_inputs(
         results[index] = Some(result);
     }
     if let Some(cache) = cache {
-        for (state, result) in states.iter().zip(&results) {
-            if let (Some(before), Some(Ok(digest))) = (state, result) {
-                cache.remember(before, algorithm, *digest);
-            }
-        }
+        remember_all(cache, &algorithm, &states, &results);
     }
     results
         .into_iter()
         .map(|result| result.expect("every input has a result"))
         .collect()
+}
+
+/// A batch of one input, or one that names standard input (read once, in order: a list that
+/// names it stays sequential), hashed one input after the other; None for any other batch.
+pub(crate) fn in_order<H: Hashing>(
+    inputs: &[&Input],
+    hashing: &H,
+    options: &ReadOptions,
+) -> Option<Vec<io::Result<H::Output>>> {
+    let sequential = inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin);
+    sequential.then(|| {
+        inputs
+            .iter()
+            .map(|input| hash_input_with(input, hashing, options))
+            .collect()
+    })
+}
+
+/// A batch of paths once looked up in `--cache` and opened.
+pub(crate) struct Batch<O> {
+    /// Each input's result, where the cache gave it or opening failed.
+    pub results: Vec<Option<io::Result<O>>>,
+    /// With `--cache`: each opened file's state before it is read, to remember it by.
+    pub states: Vec<Option<Metadata>>,
+    /// Each opened file: its place, the file, and its state when small enough to be read
+    /// whole or by the lanes ([`open_with_small_size`]).
+    pub opened: Vec<(usize, File, Option<Metadata>)>,
+    /// Inputs to be hashed the usual way ([`hash_each`]), with their file when it is open:
+    /// at first those that are not paths (nothing opened).
+    pub alone: Vec<(usize, Option<File>)>,
+}
+
+/// Every path of a batch taken from `--cache` or opened once.
+pub(crate) fn open_batch<H: Hashing>(
+    inputs: &[&Input],
+    hashing: &H,
+    options: &ReadOptions,
+) -> Batch<H::Output> {
+    let cache = super::cache::active();
+    let mut batch = Batch {
+        results: inputs.iter().map(|_| None).collect(),
+        states: inputs.iter().map(|_| None).collect(),
+        opened: Vec::new(),
+        alone: Vec::new(),
+    };
+    for (index, input) in inputs.iter().enumerate() {
+        let Input::Path(path) = input else {
+            batch.alone.push((index, None));
+            continue;
+        };
+        if let Some(output) = cache.and_then(|cache| cached(cache, path, hashing)) {
+            batch.results[index] = Some(Ok(output));
+            continue;
+        }
+        match open_with_small_size(path, options) {
+            Ok((file, small)) => {
+                if cache.is_some() {
+                    match small.clone().map_or_else(|| file.metadata(), Ok) {
+                        Ok(before) => batch.states[index] = Some(before),
+                        Err(error) => {
+                            batch.results[index] = Some(Err(error));
+                            continue;
+                        }
+                    }
+                }
+                batch.opened.push((index, file, small))
+            }
+            Err(error) => batch.results[index] = Some(Err(error)),
+        }
+    }
+    batch
+}
+
+/// The inputs of a batch hashed one by one on the pool, as [`hash_input_with`] does: each
+/// with its place in the batch, and its file when already opened (None: opened here).
+pub(crate) fn hash_each<H: Hashing>(
+    alone: Vec<(usize, Option<File>)>,
+    inputs: &[&Input],
+    hashing: &H,
+    options: &ReadOptions,
+) -> Vec<(usize, io::Result<H::Output>)> {
+    use rayon::prelude::*;
+    alone
+        .into_par_iter()
+        .map(|(index, file)| {
+            let result = match file {
+                Some(file) => hash_file_with(file, hashing, options),
+                None => hash_input_with(inputs[index], hashing, options),
+            };
+            (index, result)
+        })
+        .collect()
+}
+
+/// Keeps in `--cache` what a batch hashed, each under the state its file was opened in (None
+/// where the result came from elsewhere: the cache itself, standard input).
+pub(crate) fn remember_all<H: Hashing>(
+    cache: &Cache,
+    hashing: &H,
+    states: &[Option<Metadata>],
+    results: &[Option<io::Result<H::Output>>],
+) {
+    for (state, result) in states.iter().zip(results) {
+        if let (Some(before), Some(Ok(output))) = (state, result) {
+            hashing.remember(cache, before, output);
+        }
+    }
 }
 
 /// The files a batch hashes side by side, pulled by the lanes as they reach them: (input
@@ -288,12 +415,21 @@ fn read_once(mut file: &File, buffer: &mut [u8]) -> io::Result<usize> {
 
 /// Hashes an open file, choosing between reading and mapping.
 pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io::Result<Digest> {
+    hash_file_with(file, &algorithm, options)
+}
+
+/// [`hash_file`] into what `hashing` makes of one read.
+pub(crate) fn hash_file_with<H: Hashing>(
+    file: File,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
     let before = file.metadata()?;
     if before.is_dir() {
         return Err(directory_error(&file));
     }
     if !before.is_file() || before.len() == 0 {
-        return hash_reader(file, algorithm);
+        return hashing.reader(file);
     }
     let len = before.len();
     let map = match options.mmap {
@@ -301,26 +437,26 @@ pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io:
         MmapChoice::Always => true,
         MmapChoice::Auto => len >= MAP_THRESHOLD,
     };
-    let digest = match map.then(|| Mapping::new(&file, len)).transpose()?.flatten() {
+    let output = match map.then(|| Mapping::new(&file, len)).transpose()?.flatten() {
         Some(mapping) => {
-            let digest = hash_mapping(&mapping, algorithm, options);
+            let output = hashing.mapping(&mapping, options);
             if mapping.was_truncated() {
                 return Err(changed_error());
             }
-            digest
+            output
         }
         None => {
-            if let Some(digest) = hash_in_one_read(&file, len, algorithm)? {
+            if let Some(output) = in_one_read(&file, len, |bytes| hashing.buffer(bytes))? {
                 // One read(2) took the whole file: there was no "while" to change during.
-                return Ok(digest);
+                return Ok(output);
             }
-            hash_reader(&file, algorithm)?
+            hashing.reader(&file)?
         }
     };
     if changed(&before, &file.metadata()?) {
         return Err(changed_error());
     }
-    Ok(digest)
+    Ok(output)
 }
 
 /// The error for a directory opened to be hashed. It is read, as coreutils does, so that the
@@ -345,7 +481,11 @@ pub(crate) fn changed(before: &Metadata, after: &Metadata) -> bool {
 /// the buffer is read in one call, without the extra call that would only return end of file,
 /// and hashed from the buffer. `None` when the file is larger, or the read came back short (a
 /// file in /sys, or one that shrank): the caller reads it the long way.
-fn hash_in_one_read(mut file: &File, len: u64, algorithm: Algorithm) -> io::Result<Option<Digest>> {
+fn in_one_read<T>(
+    mut file: &File,
+    len: u64,
+    hash: impl FnOnce(&[u8]) -> T,
+) -> io::Result<Option<T>> {
     if len > READ_BUFFER_SIZE as u64 {
         return Ok(None);
     }
@@ -360,28 +500,31 @@ fn hash_in_one_read(mut file: &File, len: u64, algorithm: Algorithm) -> io::Resu
             return Ok(None);
         }
         count(len);
-        Ok(Some(crate::kernels::hash(algorithm, &buffer[..len])))
+        Ok(Some(hash(&buffer[..len])))
     })
 }
 
 /// Hashes everything `reader` yields until end of file.
-pub fn hash_reader(mut reader: impl Read, algorithm: Algorithm) -> io::Result<Digest> {
-    let mut hasher = Hasher::new(algorithm);
+pub fn hash_reader(reader: impl Read, algorithm: Algorithm) -> io::Result<Digest> {
+    algorithm.reader(reader)
+}
+
+/// Hands everything `reader` yields until end of file to `consume`, a buffer at a time.
+pub(crate) fn feed_reader(mut reader: impl Read, mut consume: impl FnMut(&[u8])) -> io::Result<()> {
     READ_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         loop {
             match reader.read(&mut buffer) {
                 Ok(0) => return Ok(()),
                 Ok(n) => {
-                    hasher.update(&buffer[..n]);
+                    consume(&buffer[..n]);
                     count(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
         }
-    })?;
-    Ok(hasher.finalize())
+    })
 }
 
 /// Hashes a mapped file by the best path its engine allows.
@@ -400,13 +543,21 @@ fn windows(len: usize) -> impl Iterator<Item = Range<usize>> {
 /// One hashing thread, fed by a helper that populates windows ahead of it and releases them
 /// behind it.
 fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Digest {
+    let mut hasher = Hasher::new(algorithm);
+    feed_mapping(mapping, |window| hasher.update(window));
+    hasher.finalize()
+}
+
+/// Hands a mapped file to `consume` a window at a time, in order, on this thread, while a
+/// helper populates windows ahead of it and releases them behind it. Stops early when the
+/// file shrank (the caller reports it as changed).
+pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     let bytes = mapping.bytes();
     let window_count = bytes.len().div_ceil(WINDOW);
-    let mut hasher = Hasher::new(algorithm);
     if window_count <= 1 {
         count(bytes.len());
-        hasher.update(bytes);
-        return hasher.finalize();
+        consume(bytes);
+        return;
     }
     mapping.advise_sequential();
     // Windows populated so far, and windows hashed so far.
@@ -461,12 +612,11 @@ fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Diges
                 break;
             }
             count(window.len());
-            hasher.update(&bytes[window]);
+            consume(&bytes[window]);
             hashed.store(index + 1, Ordering::Release);
             helper.thread().unpark();
         }
     });
-    hasher.finalize()
 }
 
 /// A CRC from windows hashed on every core, combined in order.

@@ -51,9 +51,16 @@ impl fmt::Display for Shard {
 const COST_OF_A_FILE: u64 = 4096;
 
 /// The tasks of `shard`, in order, and the header line its manifest starts with (without its
-/// terminator). `format` names what decides the lines' bytes (algorithm and line style), so
-/// shards written differently have different fingerprints.
-pub fn select(tasks: Vec<Task>, shard: Shard, format: &str) -> (Vec<Task>, String) {
+/// terminator). `format` names what decides the lines' bytes (algorithms and line style), so
+/// shards written differently have different fingerprints. `several` names the algorithms of a
+/// run of several (`md5,sha256`), which the header then names after the fingerprint, so that
+/// a reader knows each file has a line per algorithm; a run of one keeps the header it had.
+pub fn select(
+    tasks: Vec<Task>,
+    shard: Shard,
+    format: &str,
+    several: Option<&str>,
+) -> (Vec<Task>, String) {
     let sizes: Vec<u64> = tasks.iter().map(size_of).collect();
     let mut fingerprint = blake3::Hasher::new();
     fingerprint.update(format!("{}\0{format}\0", shard.count).as_bytes());
@@ -72,7 +79,11 @@ pub fn select(tasks: Vec<Task>, shard: Shard, format: &str) -> (Vec<Task>, Strin
         .filter(|(_, part)| *part == shard.index - 1)
         .map(|(task, _)| task)
         .collect();
-    (chosen, header(shard, &fingerprint[..32]))
+    let mut header = header(shard, &fingerprint[..32]);
+    if let Some(algorithms) = several {
+        header.push_str(&format!(" {ALGORITHMS_PREFIX}{algorithms}"));
+    }
+    (chosen, header)
 }
 
 /// The size a task is weighed by: a file's length as its metadata tells it (what a walk
@@ -107,6 +118,9 @@ fn assign(weights: &[u64], count: u32) -> Vec<u32> {
 
 const HEADER_PREFIX: &str = "# fasthash shard ";
 
+/// Before the algorithms a header of several names.
+const ALGORITHMS_PREFIX: &str = "-a ";
+
 fn header(shard: Shard, fingerprint: &str) -> String {
     format!("{HEADER_PREFIX}{shard} {fingerprint}")
 }
@@ -118,6 +132,14 @@ pub fn parse_header(data: &[u8]) -> Option<(Shard, String, usize)> {
     let line = std::str::from_utf8(&data[..end]).ok()?;
     let rest = line.strip_prefix(HEADER_PREFIX)?;
     let (shard, fingerprint) = rest.split_once(' ')?;
+    // A run of several algorithms names them after the fingerprint (which covers them too).
+    let (fingerprint, algorithms) = match fingerprint.split_once(' ') {
+        Some((fingerprint, named)) => (fingerprint, Some(named.strip_prefix(ALGORITHMS_PREFIX)?)),
+        None => (fingerprint, None),
+    };
+    if algorithms.is_some_and(|list| list.is_empty() || list.contains(' ')) {
+        return None;
+    }
     let shard = Shard::parse(shard).ok()?;
     if fingerprint.len() != 32 || !fingerprint.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
@@ -176,6 +198,16 @@ mod tests {
         assert_eq!(fingerprint, "ab".repeat(16));
         assert_eq!(&data.as_bytes()[start..], b"rest");
         assert!(parse_header(b"# fasthash shard 2/5 short\n").is_none());
+        let several = format!("{line} -a md5,sha256\nrest");
+        let (_, fingerprint, start) = parse_header(several.as_bytes()).unwrap();
+        assert_eq!(fingerprint, "ab".repeat(16));
+        assert_eq!(&several.as_bytes()[start..], b"rest");
+        for bad in [" -a\n", " -a \n", " md5\n", " -a md5 sha1\n"] {
+            assert!(
+                parse_header(format!("{line}{bad}").as_bytes()).is_none(),
+                "{bad}"
+            );
+        }
         assert!(parse_header(b"0123  name\n").is_none());
     }
 }

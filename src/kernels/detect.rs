@@ -5,6 +5,7 @@
 //! tests), made once per algorithm on first use.
 
 use super::{engine, Algorithm};
+use crate::error::Error;
 use std::sync::OnceLock;
 
 /// The instruction-set extensions the kernels care about.
@@ -233,17 +234,21 @@ pub fn parse_forced(value: &str, caps: &Capabilities) -> Result<Forced, String> 
 /// The environment variable that forces kernels.
 pub const FORCE_VARIABLE: &str = "FASTHASH_KERNEL";
 
-/// `FASTHASH_KERNEL` as parsed, once; an error when it names something impossible.
-pub fn forced() -> &'static Result<Forced, String> {
+/// `FASTHASH_KERNEL` as parsed, once; a usage error when it names something impossible.
+pub fn forced() -> Result<&'static Forced, Error> {
+    // The reason is kept as text: the one parse is shared, each caller gets its own error.
     static FORCED: OnceLock<Result<Forced, String>> = OnceLock::new();
-    FORCED.get_or_init(|| match std::env::var(FORCE_VARIABLE) {
-        Ok(value) => parse_forced(&value, &Capabilities::get())
-            .map_err(|reason| format!("{FORCE_VARIABLE}={value}: {reason}")),
-        Err(std::env::VarError::NotPresent) => Ok(Forced::default()),
-        Err(std::env::VarError::NotUnicode(_)) => {
-            Err(format!("{FORCE_VARIABLE} is not valid UTF-8"))
-        }
-    })
+    FORCED
+        .get_or_init(|| match std::env::var(FORCE_VARIABLE) {
+            Ok(value) => parse_forced(&value, &Capabilities::get())
+                .map_err(|reason| format!("{FORCE_VARIABLE}={value}: {reason}")),
+            Err(std::env::VarError::NotPresent) => Ok(Forced::default()),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                Err(format!("{FORCE_VARIABLE} is not valid UTF-8"))
+            }
+        })
+        .as_ref()
+        .map_err(|reason| Error::usage(reason.clone()))
 }
 
 #[cfg(test)]

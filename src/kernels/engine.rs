@@ -172,7 +172,7 @@ impl Engine {
         (self.runs_on)(&Capabilities::get())
     }
 
-    /// "name (where it comes from)", for `--debug` and `fasthash bench`.
+    /// "name (where it comes from)", for `--debug` and `fasthash --bench`.
     pub fn label(&self) -> String {
         format!(
             "{} ({})",
@@ -233,7 +233,6 @@ pub fn chosen(algorithm: Algorithm) -> &'static Engine {
     CHOSEN[algorithm.index()].get_or_init(|| {
         let caps = Capabilities::get();
         let wanted = detect::forced()
-            .as_ref()
             .ok()
             .and_then(|forced| forced.get(algorithm))
             .and_then(|kernel| find(algorithm, kernel))

@@ -54,6 +54,33 @@ pub(crate) fn write_fields_line(
     out.write_all(&[terminator])
 }
 
+/// Every algorithm's result for one file, in order, in the chosen format. Header lines give
+/// the ETag, which is the file's and not an algorithm's, once: after every checksum header.
+pub(crate) fn write_s3_results(
+    out: &mut impl Write,
+    format: S3Format,
+    results: &[S3Checksum],
+    name: &[u8],
+    with_name: bool,
+    zero_terminated: bool,
+) -> io::Result<()> {
+    let last = results.len().saturating_sub(1);
+    for (index, result) in results.iter().enumerate() {
+        let without_etag;
+        let result = if format == S3Format::Header && index != last {
+            without_etag = S3Checksum {
+                etag: None,
+                ..result.clone()
+            };
+            &without_etag
+        } else {
+            result
+        };
+        write_s3(out, format, result, name, with_name, zero_terminated)?;
+    }
+    Ok(())
+}
+
 /// One result in the chosen format.
 pub(crate) fn write_s3(
     out: &mut impl Write,

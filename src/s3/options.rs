@@ -13,7 +13,9 @@ use crate::kernels::{Algorithm, S3ChecksumType};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct S3Options {
     pub format: S3Format,
-    pub upload: UploadChoice,
+    /// Each algorithm (in `-a` order, each once) and how its upload is decided: one part size
+    /// for all, the checksum type each algorithm's own.
+    pub uploads: Vec<(Algorithm, UploadChoice)>,
     pub want_etag: bool,
     /// False with `--no-part-limits`.
     pub part_limits: bool,
@@ -26,45 +28,44 @@ pub enum UploadChoice {
     Preset(Preset),
 }
 
+impl S3Options {
+    /// The algorithms, in order.
+    pub fn algorithms(&self) -> impl Iterator<Item = Algorithm> + '_ {
+        self.uploads.iter().map(|(algorithm, _)| *algorithm)
+    }
+}
+
 /// Resolves the S3 options into what to compute, refusing what S3 would refuse: `None` when
-/// none was given, and the algorithm to use (a preset chooses its own). `hashing` is false in
-/// the modes that compute no values (`--check`, `--verify-s3`, `--merge`), which refuse the S3 options.
+/// none was given. Each of `algorithms` gets its upload (a preset chooses its own algorithm).
+/// `hashing` is false in the modes that compute no values (`--check`, `--verify-s3`,
+/// `--merge`), which refuse the S3 options. `--json` alone is no S3 option: it is hashing's
+/// own JSON then (and the audit's with `--tree`).
 pub(crate) fn resolve(
     cli: &Cli,
     hashing: bool,
-    algorithm: Option<Algorithm>,
-) -> Result<(Option<S3Options>, Option<Algorithm>), Error> {
+    algorithms: &[Algorithm],
+) -> Result<Option<S3Options>, Error> {
     let asked = cli.s3
         || cli.s3_header
-        // With --check and --verify-s3, --json is the format of their statuses.
-        || (cli.json && hashing)
         || cli.part_size.is_some()
         || cli.checksum_type.is_some()
         || cli.etag
         || cli.s3_preset.is_some();
     if !asked {
-        return Ok((None, algorithm));
+        return Ok(None);
     }
     if !hashing {
         return Err(Error::usage(
             "the S3 options compute values; they do not combine with --check or --verify-s3",
         ));
     }
-    let s3_names = || {
-        crate::kernels::ALGORITHMS
-            .iter()
-            .filter(|info| info.s3_name.is_some())
-            .map(|info| info.name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let format = if cli.json {
         S3Format::Json
     } else if cli.s3_header {
         S3Format::Header
     } else if cli.s3_preset.is_some() {
         S3Format::Preset
-    } else if cli.etag && !cli.s3 && cli.algorithm.is_none() && cli.checksum_type.is_none() {
+    } else if cli.etag && !cli.s3 && cli.algorithm.is_empty() && cli.checksum_type.is_none() {
         // `--etag` alone (with or without --part-size) asks for the ETag only; --s3 or -a
         // asks for the checksum value beside it.
         S3Format::Etag
@@ -76,7 +77,7 @@ pub(crate) fn resolve(
     if let Some(name) = &cli.s3_preset {
         let preset = Preset::from_name(name)
             .ok_or_else(|| Error::usage(format!("unknown --s3-preset '{name}'")))?;
-        if cli.algorithm.is_some() || cli.part_size.is_some() || cli.checksum_type.is_some() {
+        if !cli.algorithm.is_empty() || cli.part_size.is_some() || cli.checksum_type.is_some() {
             return Err(Error::usage(
                 "--s3-preset chooses the algorithm, part size and checksum type itself; \
                  drop -a, --part-size and --checksum-type",
@@ -84,14 +85,34 @@ pub(crate) fn resolve(
         }
         let options = S3Options {
             format,
-            upload: UploadChoice::Preset(preset),
+            uploads: vec![(preset.algorithm(), UploadChoice::Preset(preset))],
             want_etag: true,
             part_limits: !cli.no_part_limits,
         };
-        return Ok((Some(options), Some(preset.algorithm())));
+        return Ok(Some(options));
     }
-    let Some(algorithm) = algorithm else {
-        return Ok((None, algorithm));
+    let uploads = algorithms
+        .iter()
+        .map(|&algorithm| Ok((algorithm, UploadChoice::Fixed(upload(cli, algorithm)?))))
+        .collect::<Result<_, Error>>()?;
+    Ok(Some(S3Options {
+        format,
+        uploads,
+        want_etag: cli.etag,
+        part_limits: !cli.no_part_limits,
+    }))
+}
+
+/// How `algorithm`'s value is uploaded: whole, or in parts of `--part-size` as
+/// `--checksum-type` (or the algorithm's default type) says, if S3 takes that.
+fn upload(cli: &Cli, algorithm: Algorithm) -> Result<Upload, Error> {
+    let s3_names = || {
+        crate::kernels::ALGORITHMS
+            .iter()
+            .filter(|info| info.s3_name.is_some())
+            .map(|info| info.name)
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let info = algorithm.info();
     if info.s3_name.is_none() {
@@ -144,11 +165,5 @@ pub(crate) fn resolve(
             }
         }
     };
-    let options = S3Options {
-        format,
-        upload: UploadChoice::Fixed(upload),
-        want_etag: cli.etag,
-        part_limits: !cli.no_part_limits,
-    };
-    Ok((Some(options), Some(algorithm)))
+    Ok(upload)
 }

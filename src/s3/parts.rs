@@ -1,5 +1,5 @@
-//! Hashing a file as S3 sees a multipart upload: each part hashed on its own, optionally with
-//! its MD5 for the ETag in the same pass. Parts are read with `pread`, so memory stays at one
+//! Hashing a file as S3 sees a multipart upload: each part hashed on its own by every algorithm
+//! asked for (several S3 values, and MD5 for the ETag), all in the same pass. Parts are read with `pread`, so memory stays at one
 //! buffer a thread whatever the part size; where the algorithm's engine or MD5's hashes
 //! several messages side by side (lanes), a task reads a group of parts in step instead and
 //! feeds them to the lanes together, one buffer a part.
@@ -21,33 +21,30 @@ const BUFFER: usize = 1024 * 1024;
 /// A whole number of blocks of every lane algorithm, as the lanes require.
 const STEP_PIECE: usize = 64 * 1024;
 
-/// One part's checksum, and its MD5 when asked for.
+/// One part's checksum by each algorithm, in the algorithms' order.
 pub(crate) struct PartDigest {
-    pub digest: Digest,
-    pub md5: Option<Digest>,
+    pub digests: Vec<Digest>,
     pub len: u64,
 }
 
 /// The parts of a `size`-byte file cut every `part_size` bytes (an empty file is one empty
-/// part), each hashed with `algorithm` (and MD5 when `with_md5`), in part order.
+/// part), each hashed with every one of `algorithms`, in part order.
 pub(crate) fn hash_parts(
     file: &File,
     size: u64,
     part_size: u64,
-    algorithm: Algorithm,
-    with_md5: bool,
+    algorithms: &[Algorithm],
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
-    let main = engine::chosen(algorithm);
-    let md5 = with_md5.then(|| engine::chosen(Algorithm::Md5));
-    if let Some(group) = group_size(count, main, md5) {
+    let engines: Vec<&Engine> = algorithms.iter().map(|&a| engine::chosen(a)).collect();
+    if let Some(group) = group_size(count, &engines) {
         let groups: Vec<u64> = (0..count).step_by(group).collect();
         let hashed: Vec<Vec<PartDigest>> = groups
             .into_par_iter()
             .map(|first| {
                 let parts = first..(first + group as u64).min(count);
-                hash_group(file, parts, size, part_size, main, md5)
+                hash_group(file, parts, size, part_size, &engines)
             })
             .collect::<io::Result<_>>()?;
         return Ok(hashed.into_iter().flatten().collect());
@@ -56,7 +53,7 @@ pub(crate) fn hash_parts(
         .into_par_iter()
         .map(|index| {
             let (start, end) = part_range(index, size, part_size);
-            hash_range(file, start, end, algorithm, with_md5)
+            hash_range(file, start, end, algorithms)
         })
         .collect()
 }
@@ -69,10 +66,9 @@ fn part_range(index: u64, size: u64, part_size: u64) -> (u64, u64) {
 
 /// How many parts a task hashes in step, when lanes pay: the narrowest lane engine's width, at
 /// least four parts busy, and a group for every thread.
-fn group_size(count: u64, main: &Engine, md5: Option<&Engine>) -> Option<usize> {
-    let width = [Some(main), md5]
-        .into_iter()
-        .flatten()
+fn group_size(count: u64, engines: &[&Engine]) -> Option<usize> {
+    let width = engines
+        .iter()
         .filter_map(|engine| engine.lanes.map(|lanes| lanes.width))
         .min()?;
     let per_thread = count / rayon::current_num_threads().max(1) as u64;
@@ -130,8 +126,7 @@ fn hash_group(
     parts: Range<u64>,
     size: u64,
     part_size: u64,
-    main: &Engine,
-    md5: Option<&Engine>,
+    engines: &[&Engine],
 ) -> io::Result<Vec<PartDigest>> {
     let ranges: Vec<(u64, u64)> = parts
         .map(|index| part_range(index, size, part_size))
@@ -140,9 +135,10 @@ fn hash_group(
         .iter()
         .take_while(|(s, e)| e - s == part_size)
         .count();
-    let mut results = hash_in_step(file, &ranges[..full], part_size, main, md5)?;
+    let mut results = hash_in_step(file, &ranges[..full], part_size, engines)?;
+    let algorithms: Vec<Algorithm> = engines.iter().map(|engine| engine.algorithm).collect();
     for &(start, end) in &ranges[full..] {
-        results.push(hash_range(file, start, end, main.algorithm, md5.is_some())?);
+        results.push(hash_range(file, start, end, &algorithms)?);
     }
     Ok(results)
 }
@@ -152,14 +148,15 @@ fn hash_in_step(
     file: &File,
     ranges: &[(u64, u64)],
     part_size: u64,
-    main: &Engine,
-    md5: Option<&Engine>,
+    engines: &[&Engine],
 ) -> io::Result<Vec<PartDigest>> {
     if ranges.is_empty() {
         return Ok(Vec::new());
     }
-    let mut main_state = GroupState::new(main, ranges.len());
-    let mut md5_state = md5.map(|engine| GroupState::new(engine, ranges.len()));
+    let mut states: Vec<GroupState> = engines
+        .iter()
+        .map(|engine| GroupState::new(engine, ranges.len()))
+        .collect();
     let mut buffers: Vec<Vec<u8>> = ranges
         .iter()
         .map(|_| vec![0u8; STEP_PIECE.min(part_size as usize)])
@@ -178,20 +175,18 @@ fn hash_in_step(
         offset += want as u64;
         let pieces: Vec<&[u8]> = buffers.iter().map(|buffer| &buffer[..want]).collect();
         if offset < part_size {
-            main_state.update(&pieces);
-            if let Some(state) = md5_state.as_mut() {
+            for state in &mut states {
                 state.update(&pieces);
             }
             continue;
         }
-        let digests = main_state.finish(&pieces);
-        let md5s = md5_state.map(|state| state.finish(&pieces));
-        return Ok(digests
+        let by_engine: Vec<Vec<Digest>> = states
             .into_iter()
-            .enumerate()
-            .map(|(index, digest)| PartDigest {
-                digest,
-                md5: md5s.as_ref().map(|md5s| md5s[index]),
+            .map(|state| state.finish(&pieces))
+            .collect();
+        return Ok((0..ranges.len())
+            .map(|index| PartDigest {
+                digests: by_engine.iter().map(|digests| digests[index]).collect(),
                 len: part_size,
             })
             .collect());
@@ -211,11 +206,9 @@ fn hash_range(
     file: &File,
     start: u64,
     end: u64,
-    algorithm: Algorithm,
-    with_md5: bool,
+    algorithms: &[Algorithm],
 ) -> io::Result<PartDigest> {
-    let mut hasher = Hasher::new(algorithm);
-    let mut md5 = with_md5.then(|| Hasher::new(Algorithm::Md5));
+    let mut hashers: Vec<Hasher> = algorithms.iter().map(|&a| Hasher::new(a)).collect();
     let mut buffer = vec![0u8; BUFFER.min((end - start) as usize).max(1)];
     let mut at = start;
     while at < end {
@@ -226,15 +219,13 @@ fn hash_range(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        hasher.update(&buffer[..read]);
-        if let Some(md5) = md5.as_mut() {
-            md5.update(&buffer[..read]);
+        for hasher in &mut hashers {
+            hasher.update(&buffer[..read]);
         }
         at += read as u64;
     }
     Ok(PartDigest {
-        digest: hasher.finalize(),
-        md5: md5.map(Hasher::finalize),
+        digests: hashers.into_iter().map(Hasher::finalize).collect(),
         len: end - start,
     })
 }

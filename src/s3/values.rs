@@ -5,8 +5,10 @@
 use super::options::{S3Options, UploadChoice};
 use super::parts::hash_parts;
 use super::rules::{part_limits_error, Upload};
+use crate::io::multi::Several;
 use crate::io::read::{
-    changed, changed_error, combine_crcs, directory_error, hash_file, hash_reader, ReadOptions,
+    changed, changed_error, combine_crcs, directory_error, hash_file, hash_file_with, Hashing,
+    ReadOptions,
 };
 use crate::io::Input;
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
@@ -54,62 +56,122 @@ pub(crate) fn compute(
     want_etag: bool,
     read: &ReadOptions,
 ) -> io::Result<S3Checksum> {
+    let mut results = compute_all(file, &[(algorithm, upload)], want_etag, read)?;
+    Ok(results.remove(0))
+}
+
+/// What S3 stores for `file` for each of `uploads` (every one whole, or every one in parts of
+/// one size), and the ETag when `want_etag`: one read of the file feeds every algorithm and
+/// the ETag's MD5s.
+pub(crate) fn compute_all(
+    file: File,
+    uploads: &[(Algorithm, Upload)],
+    want_etag: bool,
+    read: &ReadOptions,
+) -> io::Result<Vec<S3Checksum>> {
     let before = file.metadata()?;
     if before.is_dir() {
         return Err(directory_error(&file));
     }
     let size = before.len();
-    let result = match upload {
-        Upload::Single => {
-            let digest = hash_file(file.try_clone()?, algorithm, read)?;
-            let etag = if !want_etag {
-                None
-            } else if algorithm == Algorithm::Md5 {
-                Some(format!("\"{}\"", digest.to_hex()))
-            } else {
-                let md5 = hash_file(file.try_clone()?, Algorithm::Md5, read)?;
-                Some(format!("\"{}\"", md5.to_hex()))
-            };
-            S3Checksum {
-                algorithm,
-                size,
-                checksum_type: S3ChecksumType::FullObject,
-                digest,
-                parts: None,
-                etag,
-            }
-        }
-        Upload::Multipart {
-            part_size,
-            checksum_type,
-        } => {
-            let parts = hash_parts(&file, size, part_size, algorithm, want_etag)?;
-            let digests: Vec<Digest> = parts.iter().map(|p| p.digest).collect();
-            let digest = match checksum_type {
-                S3ChecksumType::Composite => composite(algorithm, &digests),
-                // The parts' CRCs combined are the CRC of the whole object.
-                S3ChecksumType::FullObject => {
-                    combine_crcs(algorithm, parts.iter().map(|p| (p.digest, p.len)))
+    let hashed = with_md5(uploads, want_etag);
+    let results = match uploads.first().map(|(_, upload)| *upload) {
+        None | Some(Upload::Single) => {
+            let digests = match hashed.as_slice() {
+                // One algorithm alone keeps its fastest path (a CRC on every core).
+                &[algorithm] => vec![hash_file(file.try_clone()?, algorithm, read)?],
+                algorithms => {
+                    hash_file_with(file.try_clone()?, &Several::new(algorithms, read), read)?
+                        .digests
                 }
             };
+            whole(uploads, &hashed, &digests, size, want_etag)
+        }
+        Some(Upload::Multipart { part_size, .. }) => {
+            let parts = hash_parts(&file, size, part_size, &hashed)?;
             let etag = want_etag.then(|| {
-                let md5s: Vec<Digest> = parts.iter().filter_map(|p| p.md5).collect();
+                let md5 = position(&hashed, Algorithm::Md5);
+                let md5s: Vec<Digest> = parts.iter().map(|p| p.digests[md5]).collect();
                 multipart_etag(&md5s)
             });
-            S3Checksum {
-                algorithm,
-                size,
-                checksum_type,
-                digest,
-                parts: Some(Parts { part_size, digests }),
-                etag,
-            }
+            uploads
+                .iter()
+                .enumerate()
+                .map(|(index, &(algorithm, upload))| {
+                    let checksum_type = match upload {
+                        Upload::Multipart { checksum_type, .. } => checksum_type,
+                        Upload::Single => S3ChecksumType::FullObject,
+                    };
+                    let digests: Vec<Digest> = parts.iter().map(|p| p.digests[index]).collect();
+                    let digest = match checksum_type {
+                        S3ChecksumType::Composite => composite(algorithm, &digests),
+                        // The parts' CRCs combined are the CRC of the whole object.
+                        S3ChecksumType::FullObject => combine_crcs(
+                            algorithm,
+                            digests.iter().zip(&parts).map(|(d, p)| (*d, p.len)),
+                        ),
+                    };
+                    S3Checksum {
+                        algorithm,
+                        size,
+                        checksum_type,
+                        digest,
+                        parts: Some(Parts { part_size, digests }),
+                        etag: etag.clone(),
+                    }
+                })
+                .collect()
         }
     };
-    if changed(&before, &file.metadata()?) {
+    // A pipe's times move as it is written: only a regular file can be said to have changed.
+    if before.is_file() && changed(&before, &file.metadata()?) {
         return Err(changed_error());
     }
-    Ok(result)
+    Ok(results)
+}
+
+/// The algorithms one read hashes with: the uploads' own, and MD5 for the ETag when it is not
+/// among them.
+fn with_md5(uploads: &[(Algorithm, Upload)], want_etag: bool) -> Vec<Algorithm> {
+    let mut algorithms: Vec<Algorithm> = uploads.iter().map(|(a, _)| *a).collect();
+    if want_etag && !algorithms.contains(&Algorithm::Md5) {
+        algorithms.push(Algorithm::Md5);
+    }
+    algorithms
+}
+
+fn position(algorithms: &[Algorithm], algorithm: Algorithm) -> usize {
+    algorithms
+        .iter()
+        .position(|a| *a == algorithm)
+        .expect("with_md5 lists MD5 when the ETag is wanted")
+}
+
+/// The values of an object uploaded whole, from the digests of `hashed` (the uploads'
+/// algorithms first, in order, then MD5 when added for the ETag): the ETag is the MD5 in hex.
+fn whole(
+    uploads: &[(Algorithm, Upload)],
+    hashed: &[Algorithm],
+    digests: &[Digest],
+    size: u64,
+    want_etag: bool,
+) -> Vec<S3Checksum> {
+    let etag = want_etag.then(|| {
+        let md5 = digests[position(hashed, Algorithm::Md5)];
+        format!("\"{}\"", md5.to_hex())
+    });
+    uploads
+        .iter()
+        .zip(digests)
+        .map(|(&(algorithm, _), &digest)| S3Checksum {
+            algorithm,
+            size,
+            checksum_type: S3ChecksumType::FullObject,
+            digest,
+            parts: None,
+            etag: etag.clone(),
+        })
+        .collect()
 }
 
 /// COMPOSITE: the algorithm over the concatenated raw part checksums.
@@ -127,60 +189,55 @@ pub(crate) fn multipart_etag(part_md5s: &[Digest]) -> String {
     format!("\"{}-{}\"", digest.to_hex(), part_md5s.len())
 }
 
-/// What S3 stores for one input, as the options ask: a file is opened, its upload decided by
-/// its size under a preset, and the part limits checked; standard input, read once, can only
-/// be a single upload.
+/// What S3 stores for one input, for each algorithm the options ask for: a file is opened,
+/// its upload decided by its size under a preset, and the part limits checked; standard input,
+/// read once, can only be a single upload.
 pub(crate) fn for_input(
     input: &Input,
-    algorithm: Algorithm,
     options: &S3Options,
     read: &ReadOptions,
-) -> io::Result<S3Checksum> {
+) -> io::Result<Vec<S3Checksum>> {
     let Input::Path(path) = input else {
         // Standard input streams once: a single upload only.
-        if options.upload != UploadChoice::Fixed(Upload::Single) {
+        if options
+            .uploads
+            .iter()
+            .any(|(_, upload)| *upload != UploadChoice::Fixed(Upload::Single))
+        {
             return Err(io::Error::other(
                 "standard input cannot be cut into parts; save it to a file first",
             ));
         }
-        let mut counted = Counted {
-            inner: crate::io::stdin()?,
-            count: 0,
-        };
-        let digest = hash_reader(&mut counted, algorithm)?;
-        return Ok(S3Checksum {
-            algorithm,
-            size: counted.count,
-            checksum_type: S3ChecksumType::FullObject,
-            digest,
-            parts: None,
-            etag: None,
-        });
+        let uploads: Vec<(Algorithm, Upload)> = options
+            .algorithms()
+            .map(|algorithm| (algorithm, Upload::Single))
+            .collect();
+        let hashed = with_md5(&uploads, options.want_etag);
+        let read_once = Several::new(&hashed, read).reader(crate::io::stdin()?)?;
+        return Ok(whole(
+            &uploads,
+            &hashed,
+            &read_once.digests,
+            read_once.size,
+            options.want_etag,
+        ));
     };
     let file = crate::io::long_paths::open_file(path)?;
     let size = file.metadata()?.len();
-    let upload = match options.upload {
-        UploadChoice::Fixed(upload) => upload,
-        UploadChoice::Preset(preset) => preset.upload(size),
-    };
-    if let (Upload::Multipart { part_size, .. }, true) = (upload, options.part_limits) {
-        if let Some(message) = part_limits_error(size, part_size) {
+    let uploads: Vec<(Algorithm, Upload)> = options
+        .uploads
+        .iter()
+        .map(|&(algorithm, choice)| match choice {
+            UploadChoice::Fixed(upload) => (algorithm, upload),
+            UploadChoice::Preset(preset) => (algorithm, preset.upload(size)),
+        })
+        .collect();
+    if let (Some((_, Upload::Multipart { part_size, .. })), true) =
+        (uploads.first(), options.part_limits)
+    {
+        if let Some(message) = part_limits_error(size, *part_size) {
             return Err(io::Error::other(message));
         }
     }
-    compute(file, algorithm, upload, options.want_etag, read)
-}
-
-/// A reader that counts what it hands over (the size of standard input).
-struct Counted<R> {
-    inner: R,
-    count: u64,
-}
-
-impl<R: io::Read> io::Read for Counted<R> {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let read = self.inner.read(buffer)?;
-        self.count += read as u64;
-        Ok(read)
-    }
+    compute_all(file, &uploads, options.want_etag, read)
 }

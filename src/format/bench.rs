@@ -1,0 +1,132 @@
+//! `fasthash --bench`'s table: the lines above it, the column heads, and a row an engine.
+//! `crate::bench` measures and hands the values; every byte of the table is written here.
+
+use std::io::{self, Write};
+
+/// The table's shape: the buffer sizes measured, the side-by-side column, the kernel column's
+/// width.
+pub(crate) struct Table<'a> {
+    /// One column a size, in bytes.
+    pub(crate) sizes: &'a [usize],
+    /// The last column: this many buffers of `many_size` bytes in one call.
+    pub(crate) many: usize,
+    pub(crate) many_size: usize,
+    /// Samples each figure is the median of.
+    pub(crate) samples: usize,
+    kernel_width: usize,
+}
+
+impl<'a> Table<'a> {
+    /// A table whose kernel column fits every label in `kernels`.
+    pub(crate) fn new<'k>(
+        sizes: &'a [usize],
+        (many, many_size): (usize, usize),
+        samples: usize,
+        kernels: impl IntoIterator<Item = &'k str>,
+    ) -> Table<'a> {
+        let kernel_width = kernels.into_iter().map(str::len).max().unwrap_or(0).max(6);
+        Table {
+            sizes,
+            many,
+            many_size,
+            samples,
+            kernel_width,
+        }
+    }
+
+    /// The lines above the table (version, CPU, what the figures are) and the column heads.
+    pub(crate) fn write_head(
+        &self,
+        out: &mut impl Write,
+        cpu_model: &str,
+        cpu_features: &[&str],
+    ) -> io::Result<()> {
+        let many = self.many_label();
+        writeln!(out, "fasthash {} on {cpu_model}", env!("CARGO_PKG_VERSION"))?;
+        writeln!(out, "CPU features: {}", cpu_features.join(" "))?;
+        writeln!(
+            out,
+            "One thread, in-memory buffers, median of {} samples, GB/s (10^9 bytes/s); \
+             {many}: {} buffers in one call",
+            self.samples, self.many
+        )?;
+        writeln!(out, "* the engine fasthash uses here")?;
+        writeln!(out)?;
+        let width = self.kernel_width;
+        write!(out, "{:<10}   {:<width$}", "algorithm", "kernel")?;
+        for &size in self.sizes {
+            write!(out, " {:>8}", size_label(size))?;
+        }
+        writeln!(out, " {many:>8}")?;
+        out.flush()
+    }
+
+    /// One engine's row: its algorithm, `*` when fasthash uses it here, its kernel, and GB/s
+    /// for each size and then side by side.
+    pub(crate) fn write_row(
+        &self,
+        out: &mut impl Write,
+        algorithm: &str,
+        used: bool,
+        kernel: &str,
+        gigabytes_per_second: &[f64],
+    ) -> io::Result<()> {
+        let used = if used { "*" } else { " " };
+        let width = self.kernel_width;
+        write!(out, "{algorithm:<10} {used} {kernel:<width$}")?;
+        for rate in gigabytes_per_second {
+            // Slow kernels (a forced portable one, a debug build) would print 0.00 otherwise.
+            let decimals = if *rate >= 0.1 { 2 } else { 4 };
+            write!(out, " {rate:>8.decimals$}")?;
+        }
+        writeln!(out)?;
+        out.flush()
+    }
+
+    fn many_label(&self) -> String {
+        format!("{}x{}", self.many, size_label(self.many_size))
+    }
+}
+
+/// A buffer size as the column heads say it: `64 B`, `4 KiB`, `1 MiB`.
+fn size_label(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_and_row_line_up() {
+        let table = Table::new(&[64, 4096, 1 << 20], (32, 4096), 5, ["portable", "sha-ext"]);
+        let mut out = Vec::new();
+        table
+            .write_head(&mut out, "Some CPU", &["sse2", "avx2"])
+            .unwrap();
+        table
+            .write_row(&mut out, "sha256", true, "sha-ext", &[1.5, 2.25, 2.5, 0.05])
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "CPU features: sse2 avx2");
+        assert!(lines[2].contains("median of 5 samples"), "{text}");
+        assert!(
+            lines[2].ends_with("32x4 KiB: 32 buffers in one call"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[5],
+            "algorithm    kernel       64 B    4 KiB    1 MiB 32x4 KiB"
+        );
+        assert_eq!(
+            lines[6],
+            "sha256     * sha-ext      1.50     2.25     2.50   0.0500"
+        );
+        assert_eq!(lines[5].len(), lines[6].len());
+    }
+}

@@ -1,0 +1,237 @@
+//! Several algorithms over one read (`-a md5,sha256`, `--json`, S3's values with the ETag):
+//! each input is read once, and every algorithm hashes the same bytes.
+//!
+//! - A large file is mapped (or read) once; each window or buffer goes to every algorithm's
+//!   hasher, the hashers side by side on the pool when one file may use several threads.
+//! - A batch of small files is read whole into memory, one read each, and each algorithm then
+//!   hashes the whole batch, side by side in its lanes where its engine has them (as the one
+//!   algorithm path does with the files it pulls).
+//! - Standard input and pipes stream once through every hasher.
+//!
+//! One algorithm alone keeps its own paths in `read` (lanes pulling files, a large CRC or
+//! BLAKE3 split on every core).
+
+use super::cache::Cache;
+use super::mapped::Mapping;
+use super::read::{
+    changed, changed_error, count, feed_mapping, feed_reader, hash_each, in_order, open_batch,
+    remember_all, Batch, Hashing, ReadOptions,
+};
+use super::Input;
+use crate::kernels::{engine, Algorithm, Digest, Hasher};
+use std::fs::{File, Metadata};
+use std::io::{self, Read};
+
+/// What one read gave: the bytes read, and a digest per algorithm, in the algorithms' order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Hashed {
+    pub size: u64,
+    pub digests: Vec<Digest>,
+}
+
+/// Every algorithm of a list over one read of each input.
+pub(crate) struct Several<'a> {
+    algorithms: &'a [Algorithm],
+    /// Whether the hashers of one file may run side by side on the pool (not under `-j 1`).
+    parallel: bool,
+}
+
+impl<'a> Several<'a> {
+    pub(crate) fn new(algorithms: &'a [Algorithm], options: &ReadOptions) -> Several<'a> {
+        Several {
+            algorithms,
+            parallel: options.split_files,
+        }
+    }
+
+    fn hashers(&self) -> Hashers {
+        Hashers {
+            hashers: self.algorithms.iter().map(|&a| Hasher::new(a)).collect(),
+            parallel: self.parallel,
+            size: 0,
+        }
+    }
+
+    /// How many inputs a batch holds: enough for the widest lanes among the algorithms to be
+    /// kept busy; one when none has lanes (nothing is gained by holding files in memory).
+    pub(crate) fn batch_size(&self) -> usize {
+        self.algorithms
+            .iter()
+            .map(|&a| engine::chosen(a).batch_size())
+            .max()
+            .unwrap_or(1)
+    }
+}
+
+/// A streaming state for each algorithm, fed the same bytes.
+struct Hashers {
+    hashers: Vec<Hasher>,
+    parallel: bool,
+    size: u64,
+}
+
+/// Below this, handing the hashers to the pool costs more than it saves.
+const PARALLEL_FROM: usize = 64 * 1024;
+
+impl Hashers {
+    fn update(&mut self, bytes: &[u8]) {
+        use rayon::prelude::*;
+        self.size += bytes.len() as u64;
+        if self.parallel && bytes.len() >= PARALLEL_FROM {
+            self.hashers
+                .par_iter_mut()
+                .for_each(|hasher| hasher.update(bytes));
+        } else {
+            for hasher in &mut self.hashers {
+                hasher.update(bytes);
+            }
+        }
+    }
+
+    fn finalize(self) -> Hashed {
+        Hashed {
+            size: self.size,
+            digests: self.hashers.into_iter().map(Hasher::finalize).collect(),
+        }
+    }
+}
+
+impl Hashing for Several<'_> {
+    type Output = Hashed;
+
+    fn reader(&self, reader: impl Read) -> io::Result<Hashed> {
+        let mut hashers = self.hashers();
+        feed_reader(reader, |bytes| hashers.update(bytes))?;
+        Ok(hashers.finalize())
+    }
+
+    fn buffer(&self, bytes: &[u8]) -> Hashed {
+        Hashed {
+            size: bytes.len() as u64,
+            digests: self
+                .algorithms
+                .iter()
+                .map(|&a| crate::kernels::hash(a, bytes))
+                .collect(),
+        }
+    }
+
+    fn mapping(&self, mapping: &Mapping, _: &ReadOptions) -> Hashed {
+        let mut hashers = self.hashers();
+        feed_mapping(mapping, |window| hashers.update(window));
+        hashers.finalize()
+    }
+
+    fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Hashed> {
+        Some(Hashed {
+            size: state.len(),
+            digests: cache.lookup_all(state, self.algorithms)?,
+        })
+    }
+
+    fn remember(&self, cache: &Cache, state: &Metadata, hashed: &Hashed) {
+        for (&algorithm, &digest) in self.algorithms.iter().zip(&hashed.digests) {
+            cache.remember(state, algorithm, digest);
+        }
+    }
+}
+
+/// The most a batch holds in memory at once; the files past it are read the usual way.
+const BATCH_MEMORY: u64 = 32 * 1024 * 1024;
+
+/// Hashes several inputs, in order, each read once: small regular files whole into memory and
+/// hashed there by every algorithm (in lanes where they pay), everything else one by one on
+/// the pool, as [`super::read::hash_input_with`] does.
+pub(crate) fn hash_inputs(
+    inputs: &[&Input],
+    several: &Several,
+    options: &ReadOptions,
+) -> Vec<io::Result<Hashed>> {
+    if let Some(results) = in_order(inputs, several, options) {
+        return results;
+    }
+    let cache = super::cache::active();
+    let Batch {
+        mut results,
+        mut states,
+        opened,
+        mut alone,
+    } = open_batch(inputs, several, options);
+    // Small files read whole: their place and their bytes.
+    let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut held = 0;
+    for (index, file, small) in opened {
+        match small.filter(|_| held < BATCH_MEMORY) {
+            Some(before) => match read_whole(&file, &before) {
+                Ok(Some(bytes)) => {
+                    held += bytes.len() as u64;
+                    loaded.push((index, bytes));
+                }
+                // Shorter than its size said (a file that shrank, one in /sys): the usual
+                // way, from the start, which keeps it in the cache under its new state.
+                Ok(None) => {
+                    states[index] = None;
+                    alone.push((index, None));
+                }
+                Err(error) => results[index] = Some(Err(error)),
+            },
+            None => alone.push((index, Some(file))),
+        }
+    }
+    let (from_memory, hashed) = rayon::join(
+        || hash_loaded(&loaded, several.algorithms),
+        || hash_each(alone, inputs, several, options),
+    );
+    for ((index, _), hashed) in loaded.iter().zip(from_memory) {
+        results[*index] = Some(Ok(hashed));
+    }
+    for (index, result) in hashed {
+        results[index] = Some(result);
+    }
+    if let Some(cache) = cache {
+        remember_all(cache, several, &states, &results);
+    }
+    results
+        .into_iter()
+        .map(|result| result.expect("every input has a result"))
+        .collect()
+}
+
+/// A small file's bytes, read once; `None` when it holds fewer than its size said. A file
+/// that changed between its size and the end of the read is an error, as everywhere.
+fn read_whole(file: &File, before: &Metadata) -> io::Result<Option<Vec<u8>>> {
+    use std::os::unix::fs::FileExt;
+    let mut bytes = vec![0; before.len() as usize];
+    match file.read_exact_at(&mut bytes, 0) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(error) => return Err(error),
+    }
+    if changed(before, &file.metadata()?) {
+        return Err(changed_error());
+    }
+    count(bytes.len());
+    Ok(Some(bytes))
+}
+
+/// Files in memory hashed by every algorithm, each algorithm over all of them at once (side
+/// by side in its lanes where they pay), the algorithms on the pool.
+fn hash_loaded(loaded: &[(usize, Vec<u8>)], algorithms: &[Algorithm]) -> Vec<Hashed> {
+    use rayon::prelude::*;
+    if loaded.is_empty() {
+        return Vec::new();
+    }
+    let messages: Vec<&[u8]> = loaded.iter().map(|(_, bytes)| bytes.as_slice()).collect();
+    let by_algorithm: Vec<Vec<Digest>> = algorithms
+        .par_iter()
+        .map(|&algorithm| crate::kernels::hash_many(algorithm, &messages))
+        .collect();
+    messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| Hashed {
+            size: message.len() as u64,
+            digests: by_algorithm.iter().map(|digests| digests[index]).collect(),
+        })
+        .collect()
+}
