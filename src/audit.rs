@@ -241,8 +241,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 .first()
                 .map_or(&b"-"[..], |input| input.name_bytes());
             // The text line's words for the counts, in their order; improper lines apart.
-            let words = ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"];
-            let counts: Vec<(&str, u64)> = words
+            let counts: Vec<(&str, u64)> = crate::format::messages::AUDIT_WORDS
                 .iter()
                 .zip(tally.counts())
                 .map(|(word, (_, count))| (*word, count))

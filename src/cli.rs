@@ -344,14 +344,23 @@ pub struct Cli {
     #[arg(long, help_heading = "Shards")]
     pub merge: bool,
 
-    /// Show the progress bar at once (default: only when standard error is a terminal and the
-    /// work takes more than a second)
+    /// Show the progress bar at once, even where standard error is not a terminal (default:
+    /// only when it is a terminal and the work takes more than a second). The bar names the
+    /// file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s).
+    /// Hashing and S3 values only: --check, --merge and --verify-s3 have no bar
     #[arg(long, overrides_with = "no_progress")]
     pub progress: bool,
 
     /// Never show a progress bar
     #[arg(long, overrides_with = "progress")]
     pub no_progress: bool,
+
+    /// At the end, one line on standard error: files, bytes hashed, time and rate, in decimal
+    /// units (`fasthash: 1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, N failed`); with
+    /// --check the OK, FAILED, missing and unreadable counts, with --tree also MISSING, MOVED
+    /// and NEW. Not with --merge, which hashes nothing
+    #[arg(long)]
+    pub stats: bool,
 
     /// Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it):
     /// `VALUE  NAME`

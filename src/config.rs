@@ -59,6 +59,8 @@ pub struct RunSettings {
     pub debug: bool,
     /// `--cache FILE`: digests remembered across runs.
     pub cache: Option<PathBuf>,
+    /// `--stats`: a closing line of counts, bytes, time and rate.
+    pub stats: bool,
 }
 
 /// The files to hash: operands expanded by the walk, or the names of a list.
@@ -408,6 +410,7 @@ impl Mode {
             },
             debug: cli.debug,
             cache: cli.cache.clone().map(PathBuf::from),
+            stats: cli.stats,
         };
         let mut inputs: Vec<Input> = cli.files.iter().cloned().map(Input::from_arg).collect();
         if inputs.is_empty() {
@@ -736,6 +739,21 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     }
     if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.zero, mode) {
         return refusal("-z", mode, "-z shapes the lines of hashing and --check");
+    }
+    if let (true, Some("--merge")) = (cli.stats, mode) {
+        return refusal(
+            "--stats",
+            "--merge",
+            "it counts the files a run hashes, and a merge hashes none",
+        );
+    }
+    // --no-progress is honoured everywhere; a bar asked for where there is none is not.
+    if let (true, Some(mode)) = (cli.progress, mode) {
+        return refusal(
+            "--progress",
+            mode,
+            "the bar follows the hashing of files (and of their S3 values) only",
+        );
     }
     Ok(())
 }

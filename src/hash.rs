@@ -183,6 +183,7 @@ fn drive<T: Send>(
                     Task::Fail { .. } | Task::Skip { .. } => None,
                 })
                 .collect();
+            progress.hashing(&inputs);
             let mut results = work(&inputs).into_iter();
             tasks
                 .iter()
@@ -195,6 +196,10 @@ fn drive<T: Send>(
         |_, tasks, results| {
             for (task, result) in tasks.into_iter().zip(results) {
                 progress.file_done(&task);
+                let failed = !matches!((&task, &result), (Task::Hash(_), Some(Ok(_))));
+                if !matches!(task, Task::Skip { .. }) {
+                    reporter.count(|counts| counts.file(failed));
+                }
                 let written = match (task, result) {
                     (Task::Hash(input), Some(Ok(value))) => {
                         progress.write(out, |out| write(out, &input, value))

@@ -22,7 +22,7 @@ pub mod s3;
 use config::{Config, Mode};
 use error::ExitStatus;
 use format::messages::Message;
-use report::Reporter;
+use report::{Reporter, Verified};
 use std::io::Write;
 
 /// Runs a validated configuration to its exit status.
@@ -46,10 +46,14 @@ pub fn run(config: &Config) -> ExitStatus {
         ),
         // Status lines and JSON objects end in a newline whatever -z says (`format::status`).
         Mode::Check(check) => run_over_files(config, &reporter, &check.run, b'\n', |out| {
-            check::run(check, out, &reporter).status
+            let checked = check::run(check, out, &reporter);
+            reporter.count(|counts| counts.verified = Some(Verified::Check(checked.tally)));
+            checked.status
         }),
         Mode::Audit(audit) => run_over_files(config, &reporter, &audit.check.run, b'\n', |out| {
-            audit::run(audit, out, &reporter).status
+            let audited = audit::run(audit, out, &reporter);
+            reporter.count(|counts| counts.verified = Some(Verified::Audit(audited.tally)));
+            audited.status
         }),
         Mode::VerifyS3(verify) => run_over_files(config, &reporter, &verify.run, b'\n', |out| {
             s3::verify::run(verify, out, &reporter)
@@ -97,7 +101,11 @@ fn run_over_files(
             });
         }
     }
+    let started = std::time::Instant::now();
+    let bytes_before = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed);
     let status = work(&mut io::WholeLines::new(io::RawStdout, line_end));
+    let bytes = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed) - bytes_before;
+    let seconds = started.elapsed().as_secs_f64();
     if let (true, Some(filter)) = (settings.debug, config.mode.filter()) {
         for (option, pattern) in filter.unmatched() {
             reporter.say(&Message::FilterMatchedNothing { option, pattern });
@@ -114,6 +122,14 @@ fn run_over_files(
                 error: &error,
             });
         }
+    }
+    if settings.stats {
+        let counts = reporter.counts();
+        reporter.say(&Message::Stats {
+            counts: &counts,
+            bytes,
+            seconds,
+        });
     }
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
     if io::stdin_was_wanted_while_closed()

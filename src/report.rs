@@ -1,11 +1,13 @@
 //! Where messages go: `PROGRAM: message` on standard error, written after whatever standard
 //! output holds so far, so the two streams interleave in input order on a terminal.
 
+use crate::check::Tally;
 use crate::cli::{Invocation, Personality};
 use crate::error::{Error, ExitStatus, MessageStyle};
 use crate::format::messages::Message;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 
@@ -26,6 +28,34 @@ pub fn stderr_failed() -> bool {
 pub struct Reporter {
     program: String,
     style: MessageStyle,
+    /// What the run did, for `--stats`: told by the modes as they report each file.
+    counts: Mutex<Counts>,
+}
+
+/// What a run did, for `--stats`'s closing line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Files hashed, or that could not be (hashing, `--verify-s3`).
+    pub files: u64,
+    /// Of those, the ones that could not be read.
+    pub failed: u64,
+    /// What a check or an audit tallied, in place of the two above.
+    pub verified: Option<Verified>,
+}
+
+/// The tally of `--check`, or of an audit (`--check --tree`), whose words differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verified {
+    Check(Tally),
+    Audit(Tally),
+}
+
+impl Counts {
+    /// One file hashed, or one that could not be read.
+    pub fn file(&mut self, failed: bool) {
+        self.files += 1;
+        self.failed += u64::from(failed);
+    }
 }
 
 impl Reporter {
@@ -35,7 +65,26 @@ impl Reporter {
             Personality::B3sum => MessageStyle::B3sum,
             _ => MessageStyle::Coreutils,
         };
-        Reporter { program, style }
+        Reporter {
+            program,
+            style,
+            counts: Mutex::default(),
+        }
+    }
+
+    /// Adds to the run's counts for `--stats`.
+    pub fn count(&self, add: impl FnOnce(&mut Counts)) {
+        if let Ok(mut counts) = self.counts.lock() {
+            add(&mut counts);
+        }
+    }
+
+    /// The run's counts so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+            .lock()
+            .map(|counts| counts.clone())
+            .unwrap_or_default()
     }
 
     /// Prints `PROGRAM: MESSAGE` on standard error (a failure is remembered:

@@ -6,6 +6,7 @@ use super::quote::quote_name;
 use crate::error::{Error, MessageStyle};
 use crate::io::cache::Ignored;
 use crate::kernels::Algorithm;
+use crate::report::{Counts, Verified};
 use std::io;
 use std::path::Path;
 
@@ -87,6 +88,13 @@ pub enum Message<'a> {
     Kernel(Algorithm),
     /// coreutils closes a standard input it read, and fails on one that was closed.
     ClosedStandardInput,
+    /// `--stats`: what the run did, and how fast.
+    Stats {
+        counts: &'a Counts,
+        /// Bytes hashed (files taken from `--cache` add none).
+        bytes: u64,
+        seconds: f64,
+    },
 }
 
 impl Message<'_> {
@@ -192,6 +200,11 @@ impl Message<'_> {
             .into_bytes(),
             Message::Kernel(algorithm) => super::kernels::debug_line(*algorithm).into_bytes(),
             Message::ClosedStandardInput => b"standard input: Bad file descriptor".to_vec(),
+            Message::Stats {
+                counts,
+                bytes,
+                seconds,
+            } => stats(counts, *bytes, *seconds).into_bytes(),
         }
     }
 }
@@ -199,6 +212,55 @@ impl Message<'_> {
 /// The line after a usage error, without the program's prefix: how to learn the right usage.
 pub fn try_help(program: &str) -> String {
     format!("Try '{program} --help' for more information.\n")
+}
+
+/// The words of an audit's counts, in the order of its summary line (and of
+/// [`crate::check::Tally::counts`]), improper lines apart.
+pub(crate) const AUDIT_WORDS: [&str; 6] = ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"];
+
+/// `1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, 2 failed` when some could not be read;
+/// a check's or an audit's counts after a `;`, every one, in a fixed order: `; 10 OK, 1 FAILED,
+/// 0 missing, 1 unreadable` (missing: passed over by `--ignore-missing`), or the audit's.
+fn stats(counts: &Counts, bytes: u64, seconds: f64) -> String {
+    use super::units;
+    let statuses: Vec<(&str, u64)> = match &counts.verified {
+        None => Vec::new(),
+        Some(Verified::Check(tally)) => vec![
+            ("OK", tally.ok),
+            ("FAILED", tally.failed),
+            ("missing", tally.missing),
+            ("unreadable", tally.unreadable),
+        ],
+        Some(Verified::Audit(tally)) => AUDIT_WORDS
+            .iter()
+            .zip(tally.counts())
+            .map(|(word, (_, n))| (*word, n))
+            .collect(),
+    };
+    let files = match counts.verified {
+        None => counts.files,
+        Some(_) => statuses.iter().map(|(_, n)| n).sum(),
+    };
+    let mut text = format!(
+        "{} {}, {} in {}, {}",
+        units::count(files),
+        if files == 1 { "file" } else { "files" },
+        units::bytes(bytes),
+        units::seconds(seconds),
+        units::rate(bytes, seconds)
+    );
+    if counts.failed > 0 {
+        text.push_str(&format!(", {} failed", units::count(counts.failed)));
+    }
+    let statuses: Vec<String> = statuses
+        .iter()
+        .map(|(word, n)| format!("{} {word}", units::count(*n)))
+        .collect();
+    if !statuses.is_empty() {
+        text.push_str("; ");
+        text.push_str(&statuses.join(", "));
+    }
+    text
 }
 
 /// coreutils' summary warnings: `WARNING: 1 line is ...`, `WARNING: 2 lines are ...`.

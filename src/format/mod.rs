@@ -11,9 +11,11 @@ pub mod kernels;
 pub mod line;
 pub mod manifest;
 pub mod messages;
+pub mod progress;
 pub mod quote;
 pub(crate) mod shard_header;
 pub mod status;
+pub mod units;
 
 pub use line::{DigestEncoding, LineStyle};
 

@@ -163,9 +163,16 @@ pub fn on_interrupt(signal: i32) {
     use std::sync::atomic::Ordering::SeqCst;
     INTERRUPTED.store(signal, SeqCst);
     if !WRITING.load(SeqCst) {
-        // SAFETY: _exit is async-signal-safe and runs nothing else.
-        unsafe { libc::_exit(128 + signal) }
+        exit_on_signal(signal);
     }
+}
+
+/// Ends the process for `signal`: the progress bar erased if it is on screen, then `_exit`.
+/// Async-signal-safe.
+fn exit_on_signal(signal: i32) -> ! {
+    progress::erase_before_exit();
+    // SAFETY: _exit is async-signal-safe and runs nothing else.
+    unsafe { libc::_exit(128 + signal) }
 }
 
 /// Writes `data` whole, then honours an interrupt that came during the write.
@@ -176,8 +183,7 @@ fn write_uninterrupted(out: &mut impl std::io::Write, data: &[u8]) -> std::io::R
     WRITING.store(false, SeqCst);
     let signal = INTERRUPTED.load(SeqCst);
     if signal != 0 {
-        // SAFETY: as in `on_interrupt`.
-        unsafe { libc::_exit(128 + signal) }
+        exit_on_signal(signal);
     }
     result
 }

@@ -154,6 +154,7 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
             write_field_line(out, field)
         }
     });
+    reporter.count(|counts| counts.file(matches!(verified, Err(Failure::Read(_)))));
     let written = match &verified {
         Ok(verdict) if json => {
             write_verify_json(out, &compared, verdict.size, &verdict.fields, verdict.ok())
