@@ -365,6 +365,8 @@ impl Mode {
             filter,
         };
         let progress = match (cli.progress, cli.no_progress) {
+            // The programs of the drop-in names draw nothing on standard error.
+            _ if personality != Personality::Fasthash => ProgressChoice::Never,
             (true, _) => ProgressChoice::Always,
             (_, true) => ProgressChoice::Never,
             _ => ProgressChoice::Auto,

@@ -318,6 +318,24 @@ fn no_bar_with_no_progress_even_on_a_terminal() {
     assert_eq!(text(&terminal.finish()), "");
 }
 
+#[test]
+fn drop_in_names_draw_no_bar_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fifo(dir.path(), "slow.fifo");
+    let mut terminal = Terminal::open(80);
+    let child = fasthash(dir.path())
+        .called("sha256sum")
+        .arg("slow.fifo")
+        .redirect_stderr(terminal.stderr())
+        .spawn();
+    let writer = feed(&path);
+    std::thread::sleep(Duration::from_millis(1600));
+    drop(writer);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(text(&terminal.finish()), "");
+}
+
 /// The `--stats` line of a run: its standard error's last line, without the program's name.
 fn stats_line(stderr: &[u8]) -> String {
     let stderr = text(stderr);
