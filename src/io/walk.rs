@@ -75,48 +75,81 @@ pub struct Filter {
 #[derive(Clone, Debug, Default)]
 struct Patterns {
     typed: Vec<String>,
-    /// `None` when there are no patterns.
-    globs: Option<GlobSet>,
-    /// The typed pattern each glob of `globs` came from.
-    origin: Vec<usize>,
+    /// The globs of each [`Reach`], `None` where there are none.
+    sets: [Option<Globs>; 3],
     /// Set by [`Filter::track_matches`]: one flag a typed pattern.
     matched: Option<Arc<Vec<AtomicBool>>>,
 }
 
+#[derive(Clone, Debug)]
+struct Globs {
+    set: GlobSet,
+    /// The typed pattern each glob of `set` came from.
+    origin: Vec<usize>,
+}
+
+/// What a glob of a pattern matches: the path the pattern names, or what is under it (for a
+/// pattern of directories only, or for every pattern). The walk needs only the first two for
+/// `--exclude`, since it does not enter an excluded directory; a listed name, which has no
+/// walk above it, and `--include` need all three.
+#[derive(Clone, Copy)]
+enum Reach {
+    Itself = 0,
+    UnderDirectoryOnly = 1,
+    Under = 2,
+}
+
 impl Patterns {
     fn new(typed: &[String]) -> Result<Patterns, globset::Error> {
-        let mut builder = GlobSetBuilder::new();
-        let mut origin = Vec::new();
+        let mut builders: [(GlobSetBuilder, Vec<usize>); 3] =
+            std::array::from_fn(|_| (GlobSetBuilder::new(), Vec::new()));
         for (index, pattern) in typed.iter().enumerate() {
-            for glob in globs_for(pattern) {
+            for (reach, glob) in globs_for(pattern) {
+                let (builder, origin) = &mut builders[reach as usize];
                 builder.add(GlobBuilder::new(&glob).literal_separator(true).build()?);
                 origin.push(index);
             }
         }
+        let mut sets: [Option<Globs>; 3] = Default::default();
+        for (set, (builder, origin)) in sets.iter_mut().zip(builders) {
+            if !origin.is_empty() {
+                *set = Some(Globs {
+                    set: builder.build()?,
+                    origin,
+                });
+            }
+        }
         Ok(Patterns {
             typed: typed.to_vec(),
-            globs: if typed.is_empty() {
-                None
-            } else {
-                Some(builder.build()?)
-            },
-            origin,
+            sets,
             matched: None,
         })
     }
 
-    fn is_match(&self, filter_path: &Path) -> bool {
-        let Some(globs) = &self.globs else {
-            return false;
-        };
-        let Some(matched) = &self.matched else {
-            return globs.is_match(filter_path);
-        };
-        let hits = globs.matches(filter_path);
-        for &glob in &hits {
-            matched[self.origin[glob]].store(true, Ordering::Relaxed);
+    fn is_empty(&self) -> bool {
+        self.typed.is_empty()
+    }
+
+    /// Whether a glob of one of `reaches` matches (all of them, with `--debug`, to remember
+    /// which patterns matched).
+    fn is_match(&self, filter_path: &Path, reaches: &[Reach]) -> bool {
+        let mut any = false;
+        for &reach in reaches {
+            let Some(globs) = &self.sets[reach as usize] else {
+                continue;
+            };
+            let Some(matched) = &self.matched else {
+                if globs.set.is_match(filter_path) {
+                    return true;
+                }
+                continue;
+            };
+            for glob in globs.set.matches(filter_path) {
+                matched[globs.origin[glob]].store(true, Ordering::Relaxed);
+                any = true;
+            }
         }
-        !hits.is_empty()
+        any
     }
 
     fn unmatched(&self) -> impl Iterator<Item = &str> {
@@ -130,8 +163,10 @@ impl Patterns {
     }
 }
 
+const ALL_REACHES: &[Reach] = &[Reach::Itself, Reach::UnderDirectoryOnly, Reach::Under];
+
 /// The globs one typed pattern stands for: the path itself, and everything under it.
-fn globs_for(pattern: &str) -> Vec<String> {
+fn globs_for(pattern: &str) -> Vec<(Reach, String)> {
     let (anchored, rest) = match pattern.strip_prefix('/') {
         Some(rest) => (true, rest.trim_start_matches('/')),
         None => (false, pattern.strip_prefix("./").unwrap_or(pattern)),
@@ -145,11 +180,12 @@ fn globs_for(pattern: &str) -> Vec<String> {
     } else {
         format!("**/{body}")
     };
-    let mut globs = vec![format!("{base}/**")];
-    if !directories_only {
-        globs.push(base);
+    let under = format!("{base}/**");
+    if directories_only {
+        vec![(Reach::UnderDirectoryOnly, under)]
+    } else {
+        vec![(Reach::Itself, base), (Reach::Under, under)]
     }
-    globs
 }
 
 impl Filter {
@@ -161,7 +197,7 @@ impl Filter {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.excludes.globs.is_none() && self.includes.globs.is_none()
+        self.excludes.is_empty() && self.includes.is_empty()
     }
 
     /// Remembers, from now on, which patterns matched something, for [`Filter::unmatched`].
@@ -181,21 +217,23 @@ impl Filter {
         excludes.chain(includes).collect()
     }
 
-    /// Whether the walk leaves out the entry at `filter_path` (a directory is not entered).
+    /// Whether the walk leaves out the entry at `filter_path` (a directory is not entered, so
+    /// what is under it need not be matched).
     pub fn excludes(&self, filter_path: &Path) -> bool {
-        self.excludes.is_match(filter_path)
+        self.excludes
+            .is_match(filter_path, &[Reach::Itself, Reach::UnderDirectoryOnly])
     }
 
     /// Whether a file at `filter_path` passes `--include` (always, without includes); the
     /// walk has already left out what `--exclude` matched.
     pub fn includes(&self, filter_path: &Path) -> bool {
-        self.includes.globs.is_none() || self.includes.is_match(filter_path)
+        self.includes.is_empty() || self.includes.is_match(filter_path, ALL_REACHES)
     }
 
     /// Whether a name listed in a manifest is to be checked.
     pub fn selects_listed(&self, name: &Path) -> bool {
         let filter_path = listed_filter_path(name);
-        !self.excludes(&filter_path) && self.includes(&filter_path)
+        !self.excludes.is_match(&filter_path, ALL_REACHES) && self.includes(&filter_path)
     }
 }
 
@@ -204,6 +242,8 @@ impl Filter {
 pub(crate) fn walked_filter_path(root: &Path, path: &Path) -> PathBuf {
     let below = path.strip_prefix(root).unwrap_or(path);
     match root.file_name() {
+        // `join("")` would end the path with a `/`, which no glob of a file matches.
+        Some(name) if below.as_os_str().is_empty() => PathBuf::from(name),
         Some(name) => Path::new(name).join(below),
         None => below.to_path_buf(),
     }
@@ -230,6 +270,13 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
         _ => return Box::new(std::iter::once(Task::Hash(input))),
     };
     let filter = options.filter.clone();
+    // The directory named is the start of the filter path: `--exclude src` leaves out all of
+    // `-r src`, as it leaves out every listed `src/...` in a check.
+    if walk_root.file_name().is_some()
+        && filter.excludes(&walked_filter_path(&walk_root, &walk_root))
+    {
+        return Box::new(std::iter::empty());
+    }
     let root_for_filter = walk_root.clone();
     let walker = walkdir::WalkDir::new(&walk_root)
         .follow_links(options.follow_links)
@@ -350,10 +397,19 @@ mod tests {
         Filter::new(&own(excludes), &own(includes)).unwrap()
     }
 
-    /// Whether a file at `path`, met walking `root`, is hashed.
+    /// Whether a file at `path`, met walking `root`, is hashed: as the walk does, the root's
+    /// own name and each directory on the way down are tested, then the file.
     fn walked(f: &Filter, root: &str, path: &str) -> bool {
-        let filter_path = walked_filter_path(Path::new(root), Path::new(path));
-        !f.excludes(&filter_path) && f.includes(&filter_path)
+        let (root, path) = (Path::new(root), Path::new(path));
+        let mut on_the_way = path
+            .ancestors()
+            .filter(|a| a.starts_with(root))
+            .collect::<Vec<_>>();
+        on_the_way.reverse();
+        let excluded = on_the_way.iter().any(|at| {
+            (*at != root || root.file_name().is_some()) && f.excludes(&walked_filter_path(root, at))
+        });
+        !excluded && f.includes(&walked_filter_path(root, path))
     }
 
     fn listed(f: &Filter, name: &str) -> bool {
@@ -394,6 +450,25 @@ mod tests {
         // A directory above the walked one is not part of the path.
         let f = filter(&["tmp"], &[]);
         assert!(walked(&f, "/tmp/project", "/tmp/project/x"));
+    }
+
+    #[test]
+    fn excluding_the_walked_directory_leaves_out_all_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/a")).unwrap();
+        std::fs::write(dir.path().join("src/a/x"), b"x").unwrap();
+        let walk = |excludes: &[&str]| {
+            let options = WalkOptions {
+                recursive: true,
+                follow_links: false,
+                filter: filter(excludes, &[]),
+            };
+            expand(vec![Input::Path(dir.path().join("src"))], options).count()
+        };
+        assert_eq!(walk(&[]), 1);
+        assert_eq!(walk(&["src"]), 0);
+        assert_eq!(walk(&["a/"]), 0);
+        assert_eq!(walk(&["b"]), 1);
     }
 
     #[test]
