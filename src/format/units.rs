@@ -1,4 +1,4 @@
-//! Sizes, rates and counts as people read them, in the units `fasthash bench` uses: decimal
+//! Sizes, rates and counts as people read them, in the units `fasthash --bench` uses: decimal
 //! (kB, MB, GB: powers of 1000, as `openssl speed` and disk makers count), two decimals, and
 //! counts with a comma every three digits. The progress bar and `--stats` both write them here.
 
