@@ -4,7 +4,7 @@
 //! `docs/json.md` (`## Hashing`) describes it. A name is written as in every other object of
 //! fasthash's ([`insert_name`]: `name`, and `name_base64` when it is not UTF-8).
 
-use super::status::{insert_name, write_object};
+use super::json::{insert_name, write_object};
 use super::DigestEncoding;
 use crate::kernels::{Algorithm, Digest};
 use serde_json::{Map, Value};

@@ -7,6 +7,7 @@
 pub(crate) mod bench;
 pub mod escape;
 pub mod hash_json;
+pub(crate) mod json;
 pub mod kernels;
 pub mod line;
 pub mod manifest;

@@ -3,10 +3,9 @@
 
 use super::values::S3Checksum;
 use crate::format::escape::{escape_name, needs_escape};
+use crate::format::json::{insert_name, write_object};
 use crate::format::quote::quote_name;
-use crate::format::status::{insert_name, write_object};
 use crate::kernels::{Algorithm, S3ChecksumType};
-use base64::Engine as _;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 
@@ -136,52 +135,32 @@ pub(crate) fn write_s3(
             with_name,
             zero_terminated,
         ),
-        S3Format::Json => {
-            let mut line = serde_json::to_vec(&json(result, name))?;
-            line.push(b'\n');
-            out.write_all(&line)
-        }
+        S3Format::Json => write_object(out, json(result, name)),
     }
 }
 
-/// The JSON object for one file. A name that is not UTF-8 is given lossily in `name` and
-/// exactly, base64-encoded, in `name_base64`.
-pub(crate) fn json(result: &S3Checksum, name: &[u8]) -> serde_json::Value {
+/// The JSON object for one file (its name as [`insert_name`] puts every name).
+fn json(result: &S3Checksum, name: &[u8]) -> Map<String, Value> {
     let info = result.algorithm.info();
-    let mut object = serde_json::json!({
-        "name": String::from_utf8_lossy(name),
-        "size": result.size,
-        "algorithm": info.s3_name,
-        "digest": result.digest.to_hex(),
-        "s3_header": info.s3_header,
-        "s3_value": result.value(),
-        "checksum_type": result.checksum_type.s3_name(),
-    });
-    let map = object
-        .as_object_mut()
-        .expect("json! of an object literal is an object");
-    if std::str::from_utf8(name).is_err() {
-        map.insert(
-            "name_base64".into(),
-            base64::engine::general_purpose::STANDARD
-                .encode(name)
-                .into(),
-        );
-    }
+    let mut object = Map::new();
+    insert_name(&mut object, "name", name);
+    object.insert("size".into(), result.size.into());
+    object.insert("algorithm".into(), info.s3_name.into());
+    object.insert("digest".into(), result.digest.to_hex().into());
+    object.insert("s3_header".into(), info.s3_header.into());
+    object.insert("s3_value".into(), result.value().into());
+    object.insert(
+        "checksum_type".into(),
+        result.checksum_type.s3_name().into(),
+    );
     if let Some(parts) = &result.parts {
-        map.insert("part_size".into(), parts.part_size.into());
-        map.insert("part_count".into(), parts.digests.len().into());
-        map.insert(
-            "part_values".into(),
-            parts
-                .digests
-                .iter()
-                .map(|d| serde_json::Value::from(d.to_base64()))
-                .collect(),
-        );
+        object.insert("part_size".into(), parts.part_size.into());
+        object.insert("part_count".into(), parts.digests.len().into());
+        let values = parts.digests.iter().map(|d| Value::from(d.to_base64()));
+        object.insert("part_values".into(), values.collect());
     }
     if let Some(etag) = &result.etag {
-        map.insert("etag".into(), etag.clone().into());
+        object.insert("etag".into(), etag.clone().into());
     }
     object
 }
