@@ -98,6 +98,45 @@ fn recursion_hashes_every_file_in_the_same_order_for_any_thread_count() {
     }
 }
 
+/// Files hashed side by side are read, or mapped (from 128 KiB on one or two threads, every
+/// size with `--mmap`): a batch that mixes both, on every thread count and mapping choice,
+/// gives each file its own digest.
+#[test]
+fn files_side_by_side_read_or_mapped_give_their_own_digests() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<(String, Vec<u8>)> = (0..40)
+        .map(|i| {
+            // 100 KiB to 600 KiB, on each side of 128 KiB, and not whole blocks.
+            let len = 100 * 1024 + i * 12_841 + i % 3;
+            let name = format!("f{i:02}");
+            let content = random_bytes(len, 1000 + i as u64);
+            write_file(dir.path(), &name, &content);
+            (name, content)
+        })
+        .collect();
+    for algorithm in ["md5", "sha1", "sha256", "sha512"] {
+        let parsed = Algorithm::from_name(algorithm).unwrap();
+        let expected: String = files
+            .iter()
+            .map(|(name, content)| format!("{}  ./{name}\n", hash(parsed, content).to_hex()))
+            .collect();
+        for flags in [
+            &["-j", "1"][..],
+            &["-j", "2"],
+            &["-j", "8"],
+            &["-j", "1", "--mmap"],
+            &["-j", "1", "--no-mmap"],
+        ] {
+            let output = fasthash(dir.path())
+                .args(flags)
+                .args(["-r", "-a", algorithm, "."])
+                .output();
+            assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+            assert_eq!(text(&output.stdout), expected, "{algorithm} {flags:?}");
+        }
+    }
+}
+
 #[test]
 fn excludes_and_includes_filter_files_and_directories() {
     let dir = tempfile::tempdir().unwrap();

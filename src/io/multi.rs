@@ -15,7 +15,7 @@ use super::cache::Cache;
 use super::mapped::Mapping;
 use super::read::{
     changed, changed_error, count, feed_mapping, feed_reader, hash_each, in_order, open_batch,
-    remember_all, Batch, Hashing, ReadOptions,
+    remember_all, Batch, Hashing, MmapChoice, ReadOptions,
 };
 use super::Input;
 use crate::kernels::{engine, Algorithm, Digest, Hasher};
@@ -156,12 +156,13 @@ pub(crate) fn hash_inputs(
         mut states,
         opened,
         mut alone,
-    } = open_batch(inputs, several, options);
+    } = open_batch(inputs, several);
     // Small files read whole: their place and their bytes.
     let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
     for (index, file, small) in opened {
-        match small.filter(|_| held < BATCH_MEMORY) {
+        // `--mmap`: every file mapped, none read whole.
+        match small.filter(|_| held < BATCH_MEMORY && options.mmap != MmapChoice::Always) {
             Some(before) => match read_whole(&file, &before) {
                 Ok(Some(bytes)) => {
                     held += bytes.len() as u64;

@@ -33,14 +33,19 @@ pub trait Stepped: Send {
 
 /// Messages a lane engine reads piece by piece as its lanes reach them (files, read as they are
 /// hashed, so each piece is still in cache when it is hashed). Pieces are at most
-/// [`PULL_WINDOW`] bytes, and a message no longer than that is read in one call.
+/// [`PULL_WINDOW`] bytes, and a message no longer than that is read in one call. A message
+/// that is in memory already (a mapped file) is hashed in place instead.
 pub trait Pull {
     /// How many messages.
     fn count(&self) -> usize;
     /// Message `index`'s length in bytes.
     fn len(&self, index: usize) -> u64;
+    /// Message `index` whole, when it is in memory: then it is never read.
+    fn whole(&self, _index: usize) -> Option<&[u8]> {
+        None
+    }
     /// Fills `out` with bytes `at..at + out.len()` of message `index`.
-    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> std::io::Result<()>;
+    fn read(&self, index: usize, at: u64, out: &mut [u8]) -> std::io::Result<()>;
 }
 
 /// The most a lane engine asks a [`Pull`] for at once.
@@ -57,7 +62,7 @@ pub struct Lanes {
     pub stepped: fn() -> Box<dyn Stepped>,
     /// Whole messages pulled as the lanes reach them, any number, any lengths: the digests in
     /// order, or the error of a message whose read failed.
-    pub pull: fn(&mut dyn Pull) -> Vec<std::io::Result<Digest>>,
+    pub pull: fn(&dyn Pull) -> Vec<std::io::Result<Digest>>,
 }
 
 /// How one large file may be hashed on several threads.
@@ -291,7 +296,7 @@ impl Pull for Slices<'_> {
     fn len(&self, index: usize) -> u64 {
         self.0[index].len() as u64
     }
-    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> std::io::Result<()> {
+    fn read(&self, index: usize, at: u64, out: &mut [u8]) -> std::io::Result<()> {
         let at = at as usize;
         out.copy_from_slice(&self.0[index][at..at + out.len()]);
         Ok(())
@@ -337,7 +342,7 @@ pub(crate) fn self_check(engine: &Engine, reference: &Engine) -> bool {
         return false;
     }
     // The same messages pulled piece by piece, as files are.
-    let pulled = (lanes.pull)(&mut Slices(&many));
+    let pulled = (lanes.pull)(&Slices(&many));
     if pulled.len() != count
         || pulled
             .iter()

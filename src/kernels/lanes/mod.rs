@@ -252,7 +252,7 @@ pub(crate) fn many<T: LaneTier, H: LaneHash<Word = T::Word>>(
 /// Messages pulled from `source` side by side on tier `T` (or, as in [`many`], on the model).
 pub(crate) fn pull<T: LaneTier, H: LaneHash<Word = T::Word>>(
     variant: &Variant<T::Word>,
-    source: &mut dyn Pull,
+    source: &dyn Pull,
 ) -> Vec<std::io::Result<Digest>> {
     match T::make() {
         Some(tier) => tier.pull_many::<H>(variant, source),

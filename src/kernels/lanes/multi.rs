@@ -111,7 +111,9 @@ impl<'a> Lane<'a> {
     }
 
     /// The lane's next block: in the message, in the tail, or in `window` (read from `source`
-    /// first when the window has run out).
+    /// first when the window has run out). Inlined into the loop over lanes, where it runs
+    /// sixteen times a block; reading the next window is out of line.
+    #[inline(always)]
     fn block<S: Source<'a>>(
         &mut self,
         block: usize,
@@ -125,14 +127,27 @@ impl<'a> Lane<'a> {
             return Ok(data[self.next_block * block..].as_ptr());
         }
         if self.next_block >= self.window_end {
-            let blocks = (WINDOW / block).min(self.whole_blocks - self.next_block);
-            window.resize(WINDOW, 0);
-            let at = (self.next_block * block) as u64;
-            source.read(self.message, at, &mut window[..blocks * block])?;
-            self.window_first = self.next_block;
-            self.window_end = self.next_block + blocks;
+            self.refill(block, window, source)?;
         }
         Ok(window[(self.next_block - self.window_first) * block..].as_ptr())
+    }
+
+    /// Reads the lane's next window of blocks from `source`.
+    #[cold]
+    #[inline(never)]
+    fn refill<S: Source<'a>>(
+        &mut self,
+        block: usize,
+        window: &mut Vec<u8>,
+        source: &mut S,
+    ) -> Result<(), S::Error> {
+        let blocks = (WINDOW / block).min(self.whole_blocks - self.next_block);
+        window.resize(WINDOW, 0);
+        let at = (self.next_block * block) as u64;
+        source.read(self.message, at, &mut window[..blocks * block])?;
+        self.window_first = self.next_block;
+        self.window_end = self.next_block + blocks;
+        Ok(())
     }
 }
 
@@ -168,9 +183,9 @@ impl<'a> Source<'a> for InMemory<'a> {
     }
 }
 
-struct Pulled<'p>(&'p mut dyn Pull);
+struct Pulled<'a>(&'a dyn Pull);
 
-impl<'a> Source<'a> for Pulled<'_> {
+impl<'a> Source<'a> for Pulled<'a> {
     type Error = io::Error;
     fn count(&self) -> usize {
         self.0.count()
@@ -178,8 +193,9 @@ impl<'a> Source<'a> for Pulled<'_> {
     fn len(&self, index: usize) -> u64 {
         self.0.len(index)
     }
-    fn in_memory(&self, _: usize) -> Option<&'a [u8]> {
-        None
+    fn in_memory(&self, index: usize) -> Option<&'a [u8]> {
+        let pull: &'a dyn Pull = self.0;
+        pull.whole(index)
     }
     fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
         self.0.read(index, at, out)
@@ -219,7 +235,7 @@ pub(crate) fn digest_many<H: LaneHash, L: Lanes<Word = H::Word>>(
 pub(crate) fn pull_many<H: LaneHash, L: Lanes<Word = H::Word>>(
     ops: L,
     variant: &Variant<H::Word>,
-    source: &mut dyn Pull,
+    source: &dyn Pull,
 ) -> Vec<io::Result<Digest>> {
     digest_all::<H, L, _>(ops, variant, Pulled(source))
 }
@@ -480,7 +496,7 @@ pub(crate) trait LaneTier: Lanes + Send + 'static {
     fn pull_many<H: LaneHash<Word = Self::Word>>(
         self,
         variant: &Variant<Self::Word>,
-        source: &mut dyn Pull,
+        source: &dyn Pull,
     ) -> Vec<io::Result<Digest>>;
     fn step<H: LaneHash<Word = Self::Word>>(
         self,
@@ -512,7 +528,7 @@ impl<W: Word, const N: usize> LaneTier for super::model::Model<W, N> {
     fn pull_many<H: LaneHash<Word = W>>(
         self,
         variant: &Variant<W>,
-        source: &mut dyn Pull,
+        source: &dyn Pull,
     ) -> Vec<io::Result<Digest>> {
         pull_many::<H, _>(self, variant, source)
     }
@@ -554,7 +570,7 @@ macro_rules! lane_tier {
                 $token, $word, $features,
                 fn pull_many(
                     variant: &$crate::kernels::lanes::multi::Variant<$word>,
-                    source: &mut dyn $crate::kernels::engine::Pull
+                    source: &dyn $crate::kernels::engine::Pull
                 ) -> Vec<std::io::Result<$crate::kernels::Digest>>
             );
 

@@ -60,7 +60,7 @@ trait Tier {
     fn lanes(&self, which: Which) -> usize;
     fn many(&self, which: Which, messages: &[&[u8]]) -> Vec<Digest>;
     /// Messages pulled as the lanes reach them, as files are.
-    fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>>;
+    fn pulled(&self, which: Which, source: &dyn Pull) -> Vec<io::Result<Digest>>;
     /// Pieces of equal whole-block length, then equal tails: the digests.
     fn stepped(&self, which: Which, pieces: &[Vec<&[u8]>], tails: &[&[u8]]) -> Vec<Digest>;
 }
@@ -88,7 +88,7 @@ impl Operation for Many<'_, '_> {
     }
 }
 
-struct Pulled<'a>(&'a mut dyn Pull);
+struct Pulled<'a>(&'a dyn Pull);
 
 impl Operation for Pulled<'_> {
     type Output = Vec<io::Result<Digest>>;
@@ -192,7 +192,7 @@ impl<N: LaneTier<Word = u32>, W: LaneTier<Word = u64>> Tier for Tokens<N, W> {
         self.run(which, Many(messages))
     }
 
-    fn pulled(&self, which: Which, source: &mut dyn Pull) -> Vec<io::Result<Digest>> {
+    fn pulled(&self, which: Which, source: &dyn Pull) -> Vec<io::Result<Digest>> {
         self.run(which, Pulled(source))
     }
 
@@ -248,7 +248,7 @@ fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
 /// `messages` side by side on `tier`, in memory and pulled, against the reference.
 fn check(tier: &dyn Tier, which: Which, messages: &[&[u8]], what: &str) {
     check_in_memory(tier, which, messages, what);
-    let pulled = tier.pulled(which, &mut Slices(messages));
+    let pulled = tier.pulled(which, &Slices(messages));
     assert_eq!(pulled.len(), messages.len());
     for (index, (message, digest)) in messages.iter().zip(&pulled).enumerate() {
         assert_eq!(
@@ -278,11 +278,14 @@ fn check_in_memory(tier: &dyn Tier, which: Which, messages: &[&[u8]], what: &str
 }
 
 /// Messages pulled as files are, where some reads fail: at a message's start (its last bytes
-/// are read first) or in a later window.
+/// are read first) or in a later window; and some given whole in memory, as mapped files are,
+/// which must then never be read.
 struct Failing<'a> {
     messages: &'a [&'a [u8]],
     /// Message index: the offset from which its reads fail.
     fail_from: Vec<Option<u64>>,
+    /// Message index: whether it is given whole.
+    whole: Vec<bool>,
 }
 
 impl Pull for Failing<'_> {
@@ -292,7 +295,15 @@ impl Pull for Failing<'_> {
     fn len(&self, index: usize) -> u64 {
         self.messages[index].len() as u64
     }
-    fn read(&mut self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
+    fn whole(&self, index: usize) -> Option<&[u8]> {
+        self.whole[index].then_some(self.messages[index])
+    }
+    fn read(&self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
+        if self.whole[index] {
+            return Err(io::Error::other(format!(
+                "message {index} read, not used whole"
+            )));
+        }
         if self.fail_from[index].is_some_and(|from| at + out.len() as u64 > from) {
             return Err(io::Error::other(format!("message {index} fails")));
         }
@@ -301,8 +312,8 @@ impl Pull for Failing<'_> {
 }
 
 /// Pulled messages across several windows (lengths on each side of the window's multiples),
-/// with some reads failing: those messages get their own error, every other message its
-/// digest, whatever lane it shared the vectors with.
+/// with some reads failing and some messages given whole: those that fail get their own error,
+/// every other message its digest, whatever lane it shared the vectors with.
 #[test]
 fn pulled_messages_across_windows_and_failed_reads() {
     let window = multi::WINDOW;
@@ -344,11 +355,13 @@ fn pulled_messages_across_windows_and_failed_reads() {
                     (i % 3 == 0 && !message.is_empty()).then(|| random.below(message.len()) as u64)
                 })
                 .collect();
-            let mut failing = Failing {
+            let failing = Failing {
                 messages: &messages,
                 fail_from: fail_from.clone(),
+                // Every third message from the second on, none of which fail.
+                whole: (0..messages.len()).map(|i| i % 3 == 1).collect(),
             };
-            let pulled = tier.pulled(which, &mut failing);
+            let pulled = tier.pulled(which, &failing);
             assert_eq!(pulled.len(), messages.len());
             for (index, ((message, digest), fails)) in
                 messages.iter().zip(&pulled).zip(&fail_from).enumerate()
