@@ -66,7 +66,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --json 'Print one JSON object a line. Hashing: `{"name", "size", "digests": {ALGORITHM: DIGEST}}` a file (every -a algorithm, hex or --base64); with the S3 options: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag, an object per algorithm; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
             cand --etag 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size); alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an `ETag:` header line'
             cand --no-part-limits 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
-            cand --mmap 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more, and on one or two threads files from 128 KiB hashed side by side)'
+            cand --mmap 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more, and on one thread files from 128 KiB hashed side by side)'
             cand --no-mmap 'Never map files; always read them'
             cand --list-kernels 'List every kernel of every algorithm, which ones this CPU runs, and the one used'
             cand --debug 'Name the kernel each algorithm runs on (on standard error)'

@@ -68,7 +68,7 @@ complete -c fasthash -l s3-header -d 'Print `x-amz-checksum-ALGO: VALUE` header 
 complete -c fasthash -l json -d 'Print one JSON object a line. Hashing: `{"name", "size", "digests": {ALGORITHM: DIGEST}}` a file (every -a algorithm, hex or --base64); with the S3 options: name, size, algorithm, digest, S3 header and value, checksum type, parts, ETag, an object per algorithm; with --check (and --tree), one object a file and a summary object; with --verify-s3, the verdict as one object (every field: docs/json.md)'
 complete -c fasthash -l etag -d 'Print the ETag S3 gives the object (the MD5 of the part MD5s and `-N` with --part-size); alone, only the ETag; with --s3 or -a, the checksum value too; with --s3-header, an `ETag:` header line'
 complete -c fasthash -l no-part-limits -d 'With --part-size: allow parts outside 5 MiB..5 GiB and more than 10,000 parts'
-complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more, and on one or two threads files from 128 KiB hashed side by side)'
+complete -c fasthash -l mmap -d 'Map every regular file into memory instead of reading it (default: map files of 4 MiB and more, and on one thread files from 128 KiB hashed side by side)'
 complete -c fasthash -l no-mmap -d 'Never map files; always read them'
 complete -c fasthash -l list-kernels -d 'List every kernel of every algorithm, which ones this CPU runs, and the one used'
 complete -c fasthash -l debug -d 'Name the kernel each algorithm runs on (on standard error)'

@@ -411,7 +411,7 @@ pub struct Cli {
     pub verify_s3: Option<OsString>,
 
     /// Map every regular file into memory instead of reading it (default: map files of 4 MiB
-    /// and more, and on one or two threads files from 128 KiB hashed side by side)
+    /// and more, and on one thread files from 128 KiB hashed side by side)
     #[arg(long, overrides_with = "no_mmap")]
     pub mmap: bool,
 

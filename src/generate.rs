@@ -127,7 +127,7 @@ this CPU cannot run, is a usage error (exit 2), never a silent fallback. Whateve
 forced is checked the first time it is used against the portable kernel on known messages; a
 kernel that fails is reported once on standard error and replaced by the portable one.
 .SH "CAVEATS"
-Files of 4 MiB and more, and on one or two threads files from 128 KiB hashed side by side, are
+Files of 4 MiB and more, and on one thread files from 128 KiB hashed side by side, are
 mapped into memory (\fB\-\-no\-mmap\fR reads them instead). A file
 that is truncated, extended or rewritten while fasthash hashes it is reported as
 \fIfile changed as we read it\fR (exit 1), never printed with a digest; a mapping whose file

@@ -98,8 +98,8 @@ fn recursion_hashes_every_file_in_the_same_order_for_any_thread_count() {
     }
 }
 
-/// Files hashed side by side are read, or mapped (from 128 KiB on one or two threads, every
-/// size with `--mmap`): a batch that mixes both, on every thread count and mapping choice,
+/// Files hashed side by side are read, or mapped (from 128 KiB on one thread, every size
+/// with `--mmap`): a batch that mixes both, on every thread count and mapping choice,
 /// gives each file its own digest.
 #[test]
 fn files_side_by_side_read_or_mapped_give_their_own_digests() {

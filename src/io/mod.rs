@@ -8,7 +8,7 @@
 //!   call and hashed from the buffer (four system calls a file in all); where an engine has
 //!   lanes and a batch keeps them busy, each lane pulls its file 64 KiB at a time into a window
 //!   of its own instead (`pread`, one call for a file of up to 64 KiB), or from 128 KiB on one
-//!   or two threads is mapped into the lanes' arena (`mapped::Arena`) and hashed in place;
+//!   thread is mapped into the lanes' arena (`mapped::Arena`) and hashed in place;
 //! - from 4 MiB, a guarded mapping: a helper thread populates 8 MiB windows ahead
 //!   (`MADV_POPULATE_READ`, about 13 GB/s, no copy) and drops them behind (`MADV_DONTNEED`),
 //!   so XXH3 runs at 8.5 GB/s where read-then-hash managed 4.2 to 4.9 and `cat` reads 6.7;

@@ -18,7 +18,7 @@
 //!   409 ms, b3sum 408); populating each group first cost 15%.
 //! - Files under [`MAP_THRESHOLD`] are read: a mapping's set-up and tear-down cost more than a
 //!   few buffer copies there. Except those the lanes hash side by side, from
-//!   [`MAP_BESIDE_FROM`] on one or two threads: mapped into an [`Arena`] that is unmapped once
+//!   [`MAP_BESIDE_FROM`] on one thread: mapped into an [`Arena`] that is unmapped once
 //!   a batch, so the lanes hash the page cache in place while they compute.
 //!
 //! Never mapped: standard input, pipes, devices, sockets, and files that report size 0
@@ -418,18 +418,18 @@ impl engine::Pull for Files<'_> {
 }
 
 /// Files of this size and more are mapped into the lanes (files hashed side by side); each
-/// smaller one costs less to read than to map. Measured with MD5 on 2 cores, hot page cache:
-/// mapped against read, 64 KiB files 49 against 45 ms, 128 KiB 36 against 39, 256 KiB 77
-/// against 84; on one thread mapped wins from 64 KiB (78 against 92 ms) and by a third at
-/// 256 KiB: there the hash reads the page cache in place while it computes, where `read(2)`
-/// first copied it, in time added to the hash's.
+/// smaller one costs less to read than to map. Measured with MD5 on one thread, hot page
+/// cache, mapped against read: 64 KiB files 78 against 92 ms, 128 KiB 60 against 80, 256 KiB
+/// 98 against 152 (SHA-1 122 against 181, SHA-256 177 against 233, SHA-512 209 against 243):
+/// the hash reads the page cache in place while it computes, where `read(2)` first copied it,
+/// in time added to the hash's. On 4 KiB files mapping took 40% longer.
 const MAP_BESIDE_FROM: u64 = 128 * 1024;
 
 /// Up to this many threads the lanes' files are mapped. Mapping and unmapping take the
-/// process's one address-space lock for writing, so on many threads they queue behind each
-/// other where `read(2)` runs on every core at once; two threads already wait on it (5% of
-/// the samples above).
-const MAP_BESIDE_THREADS: usize = 2;
+/// process's one address-space lock for writing, so on several threads they queue behind each
+/// other where `read(2)` runs on every core at once: on two threads (5% of the samples
+/// waiting on that lock) mapping measured from 13% faster (SHA-256) to 6% slower (SHA-512).
+const MAP_BESIDE_THREADS: usize = 1;
 
 /// The shortest lane file to map: None to read them all.
 fn shortest_mapped_beside(options: &ReadOptions) -> Option<u64> {
