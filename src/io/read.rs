@@ -242,11 +242,11 @@ pub fn hash_inputs(
         },
         || hash_each(alone, inputs, &algorithm, options),
     );
-    for ((index, file, before, mapped), result) in files.files.iter().zip(pulled) {
+    for (position, ((index, file, before, mapped), result)) in
+        files.files.iter().zip(pulled).enumerate()
+    {
         results[*index] = Some(match result {
-            Ok(_) if mapped.is_some_and(|at| files.arena.is_some_and(|a| a.was_truncated(at))) => {
-                Err(changed_error())
-            }
+            Ok(_) if files.shrank_while_mapped(position) => Err(changed_error()),
             // Read in one call (as much as a lane's window holds): there was no "while" to
             // change during. Read in several, or mapped: the file must not have changed in
             // between.
@@ -397,6 +397,19 @@ struct Files<'a> {
     arena: Option<&'a Arena>,
 }
 
+impl Files<'_> {
+    /// File `index`'s arena and place in it, when it is mapped.
+    fn mapped(&self, index: usize) -> Option<(&Arena, usize)> {
+        Some((self.arena?, self.files[index].3?))
+    }
+
+    /// Whether file `index` was mapped and lost pages while hashed.
+    fn shrank_while_mapped(&self, index: usize) -> bool {
+        self.mapped(index)
+            .is_some_and(|(arena, place)| arena.was_truncated(place))
+    }
+}
+
 impl engine::Pull for Files<'_> {
     fn count(&self) -> usize {
         self.files.len()
@@ -407,8 +420,8 @@ impl engine::Pull for Files<'_> {
     }
 
     fn whole(&self, index: usize) -> Option<&[u8]> {
-        let at = self.files[index].3?;
-        Some(self.arena?.bytes(at))
+        let (arena, place) = self.mapped(index)?;
+        Some(arena.bytes(place))
     }
 
     fn read(&self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
