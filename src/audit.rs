@@ -240,12 +240,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 .manifests
                 .first()
                 .map_or(&b"-"[..], |input| input.name_bytes());
-            // The text line's words for the counts, in their order; improper lines apart.
-            let counts: Vec<(&str, u64)> = crate::format::messages::AUDIT_WORDS
-                .iter()
-                .zip(tally.counts())
-                .map(|(word, (_, count))| (*word, count))
-                .collect();
+            let counts = crate::format::messages::audit_counts(&tally);
             let summary = Message::AuditSummary {
                 manifest,
                 tree: tree_name,
@@ -321,7 +316,7 @@ fn write_one(
     listed: Option<&Listed>,
 ) -> io::Result<()> {
     let options = &audit.check.options;
-    if options.status || (options.quiet && *status == Status::Ok) {
+    if !crate::check::is_shown(options, status) {
         return Ok(());
     }
     write_status(out, name, status, listed, audit.check.json)

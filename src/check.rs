@@ -111,19 +111,18 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
         return run_b3sum(check, out, reporter);
     }
     let mut manifests: Vec<ManifestCheck> = Vec::new();
-    let mut tally = Tally::default();
+    let total = |manifests: &[ManifestCheck]| Tally::total(manifests.iter().map(|m| &m.tally));
     for manifest in &check.manifests {
         match check_manifest(check, manifest, out, reporter) {
-            Ok(checked) => {
-                tally.add(&checked.tally);
-                manifests.push(checked);
-            }
+            Ok(checked) => manifests.push(checked),
             Err(e) => {
                 let status = reporter.output_failed(e, ExitStatus::Failure);
+                let tally = total(&manifests);
                 return Checked { status, tally };
             }
         }
     }
+    let tally = total(&manifests);
     let verified = manifests.iter().all(|m| m.verified(&check.options));
     let written = if check.json && !check.options.status {
         let summary = Summary {
@@ -151,29 +150,47 @@ struct ManifestCheck {
     error: Option<String>,
 }
 
+/// coreutils' failures of a manifest read to its end that are not a file's: each fails the
+/// check and has its own warning.
+struct NothingChecked {
+    /// `no properly formatted checksum lines found`: no line named a file.
+    no_proper_lines: bool,
+    /// `no file was verified`: under `--ignore-missing`, every file named was missing.
+    no_file_verified: bool,
+}
+
 impl ManifestCheck {
     /// coreutils' verdict on a manifest: everything it lists verified, and it listed something.
     fn verified(&self, options: &CheckOptions) -> bool {
         let tally = &self.tally;
+        let nothing = self.nothing_checked(options);
         self.error.is_none()
-            && tally.any_listed()
+            && !nothing.no_proper_lines
+            && !nothing.no_file_verified
             && tally.failed == 0
             && tally.unreadable == 0
             && (!options.strict || tally.improper == 0)
-            && (!options.ignore_missing || tally.ok > 0)
+    }
+
+    /// Which of [`NothingChecked`]'s failures the manifest has: neither when it could not be
+    /// read, as its read error is reported instead.
+    fn nothing_checked(&self, options: &CheckOptions) -> NothingChecked {
+        let read = self.error.is_none();
+        let listed = self.tally.any_listed();
+        NothingChecked {
+            no_proper_lines: read && !listed,
+            no_file_verified: read && listed && options.ignore_missing && self.tally.ok == 0,
+        }
     }
 
     fn summary(&self, options: &CheckOptions) -> ManifestSummary<'_> {
-        let read = self.error.is_none();
+        let nothing = self.nothing_checked(options);
         ManifestSummary {
             name: &self.name,
             tally: self.tally,
             error: self.error.clone(),
-            no_proper_lines: read && !self.tally.any_listed(),
-            no_file_verified: read
-                && self.tally.any_listed()
-                && options.ignore_missing
-                && self.tally.ok == 0,
+            no_proper_lines: nothing.no_proper_lines,
+            no_file_verified: nothing.no_file_verified,
         }
     }
 }
@@ -306,7 +323,7 @@ fn check_manifest(
         check_batch(check, manifest, &batch, &mut checked.tally, out, reporter)?;
         batch.clear();
     }
-    report_summary(check, manifest_name, &checked.tally, out, reporter)?;
+    report_summary(check, manifest_name, &checked, out, reporter)?;
     Ok(checked)
 }
 
@@ -501,7 +518,7 @@ fn report_line(
         Ok(None) => (FileStatus::Failed, entry.algorithm),
     };
     tally.count(&status);
-    if options.status || (options.quiet && status == FileStatus::Ok) {
+    if !is_shown(options, &status) {
         return Ok(());
     }
     let listed = Listed {
@@ -512,18 +529,25 @@ fn report_line(
     write_status(out, &entry.name, &status, Some(&listed), check.json)
 }
 
+/// Whether a file's status is written: `--status` leaves out every one, `--quiet` the OKs.
+pub(crate) fn is_shown(options: &CheckOptions, status: &FileStatus) -> bool {
+    !(options.status || (options.quiet && *status == FileStatus::Ok))
+}
+
 /// coreutils' warnings after a manifest, in its order. The first is an error, printed even
 /// under `--status`, and so with `--json` too; the others are what `--json`'s summary object
 /// says instead.
 fn report_summary(
     check: &Check,
     manifest_name: &[u8],
-    tally: &Tally,
+    checked: &ManifestCheck,
     out: &mut impl Write,
     reporter: &Reporter,
 ) -> io::Result<()> {
     let manifest = manifest_name;
-    if !tally.any_listed() {
+    let tally = &checked.tally;
+    let nothing = checked.nothing_checked(&check.options);
+    if nothing.no_proper_lines {
         return reporter.say_after(out, &Message::NoProperLines { manifest });
     }
     if check.options.status || check.json {
@@ -533,7 +557,8 @@ fn report_summary(
         (tally.improper > 0).then_some(Message::Improper(tally.improper)),
         (tally.unreadable > 0).then_some(Message::Unreadable(tally.unreadable)),
         (tally.failed > 0).then_some(Message::Mismatched(tally.failed)),
-        (check.options.ignore_missing && tally.ok == 0)
+        nothing
+            .no_file_verified
             .then_some(Message::NoFileVerified { manifest }),
     ];
     for warning in warnings.iter().flatten() {

@@ -10,6 +10,14 @@ pub(crate) fn write_object(out: &mut impl Write, object: Map<String, Value>) -> 
     out.write_all(&line)
 }
 
+/// An object of the given `type`, the key every object of a check, an audit or `--verify-s3`
+/// has.
+pub(crate) fn typed(kind: &str) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.insert("type".into(), kind.into());
+    object
+}
+
 /// A name in JSON: as text, and exactly in `KEY_base64` when it is not UTF-8 (the text then
 /// has U+FFFD where the bytes were not UTF-8, for people; `KEY_base64` is the name).
 pub(crate) fn insert_name(object: &mut Map<String, Value>, key: &str, name: &[u8]) {

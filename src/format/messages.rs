@@ -3,6 +3,7 @@
 //! message's text.
 
 use super::quote::quote_name;
+use crate::check::Tally;
 use crate::error::{Error, MessageStyle};
 use crate::io::cache::Ignored;
 use crate::kernels::Algorithm;
@@ -216,7 +217,18 @@ pub fn try_help(program: &str) -> String {
 
 /// The words of an audit's counts, in the order of its summary line (and of
 /// [`crate::check::Tally::counts`]), improper lines apart.
-pub(crate) const AUDIT_WORDS: [&str; 6] = ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"];
+const AUDIT_WORDS: [&str; 6] = ["OK", "FAILED", "unreadable", "MISSING", "MOVED", "NEW"];
+
+/// An audit's counts with their words, in the order of its summary line: every count of
+/// [`crate::check::Tally::counts`] but the improper lines, which the summary line gives apart.
+pub(crate) fn audit_counts(tally: &Tally) -> Vec<(&'static str, u64)> {
+    let [ok, failed, unreadable, missing, moved, new, _improper] = tally.counts();
+    [ok, failed, unreadable, missing, moved, new]
+        .into_iter()
+        .zip(AUDIT_WORDS)
+        .map(|((_, count), word)| (word, count))
+        .collect()
+}
 
 /// `1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, 2 failed` when some could not be read;
 /// a check's or an audit's counts after a `;`, every one, in a fixed order: `; 10 OK, 1 FAILED,
@@ -231,11 +243,7 @@ fn stats(counts: &Counts, bytes: u64, seconds: f64) -> String {
             ("missing", tally.missing),
             ("unreadable", tally.unreadable),
         ],
-        Some(Verified::Audit(tally)) => AUDIT_WORDS
-            .iter()
-            .zip(tally.counts())
-            .map(|(word, (_, n))| (*word, n))
-            .collect(),
+        Some(Verified::Audit(tally)) => audit_counts(tally),
     };
     let files = match counts.verified {
         None => counts.files,
@@ -288,7 +296,7 @@ pub fn unknown_algorithm(name: &str) -> String {
 
 /// The candidate most like `typed`, if one is like it at all: a Jaro similarity above 0.7,
 /// the bar clap sets for its own suggestions, so every "did you mean" reads alike.
-pub fn closest<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+fn closest<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|candidate| (strsim::jaro(typed, candidate), candidate))

@@ -4,7 +4,7 @@
 //! `-z` says: coreutils ends its check lines so, and an audit's lines are read by people and
 //! line-based tools.
 
-use super::json::{insert_name, write_object};
+use super::json::{insert_name, typed, write_object};
 use super::quote::quote_name;
 use crate::check::Tally;
 use crate::kernels::Algorithm;
@@ -15,7 +15,7 @@ use std::io::{self, Write};
 /// later quote it: shell quoting where the name needs it (`'a\b': OK`, `'a'$'\n''b': OK`), as
 /// in its diagnostics. (9.4 to 9.10 wrote `\a\\b: OK`; 9.1 to 9.3 escaped only names holding
 /// a newline.)
-pub fn write_verdict(out: &mut impl Write, name: &[u8], status: &FileStatus) -> io::Result<()> {
+fn write_verdict(out: &mut impl Write, name: &[u8], status: &FileStatus) -> io::Result<()> {
     out.write_all(&quote_name(name))?;
     out.write_all(b": ")?;
     out.write_all(status.word().as_bytes())?;
@@ -57,7 +57,7 @@ pub enum FileStatus {
 
 impl FileStatus {
     /// The word of the text line, as coreutils writes it for the kinds it has.
-    pub fn word(&self) -> &'static str {
+    fn word(&self) -> &'static str {
         match self {
             FileStatus::Unreadable(_) => "FAILED open or read",
             other => other.json_word(),
@@ -78,8 +78,8 @@ impl FileStatus {
     }
 }
 
-/// One file's status: the text line ([`write_verdict`]) or, with `json`, its object
-/// ([`write_status_json`]).
+/// One file's status: the text line (`write_verdict`) or, with `json`, its object
+/// (`write_status_json`).
 pub fn write_status(
     out: &mut impl Write,
     name: &[u8],
@@ -105,7 +105,7 @@ pub struct Listed<'a> {
 }
 
 /// The `"type": "file"` object of one file a check or an audit reports on.
-pub fn write_status_json(
+fn write_status_json(
     out: &mut impl Write,
     name: &[u8],
     status: &FileStatus,
@@ -196,11 +196,4 @@ fn insert_counts(object: &mut Map<String, Value>, tally: &Tally) {
     for (key, count) in tally.counts() {
         object.insert(key.into(), count.into());
     }
-}
-
-/// An object of the given `type`.
-fn typed(kind: &str) -> Map<String, Value> {
-    let mut object = Map::new();
-    object.insert("type".into(), kind.into());
-    object
 }

@@ -3,7 +3,7 @@
 
 use super::values::S3Checksum;
 use crate::format::escape::{escape_name, needs_escape};
-use crate::format::json::{insert_name, write_object};
+use crate::format::json::{insert_name, typed, write_object};
 use crate::format::quote::quote_name;
 use crate::kernels::{Algorithm, S3ChecksumType};
 use serde_json::{Map, Value};
@@ -63,25 +63,21 @@ pub(crate) fn write_s3_results(
     with_name: bool,
     zero_terminated: bool,
 ) -> io::Result<()> {
-    let last = results.len().saturating_sub(1);
-    for (index, result) in results.iter().enumerate() {
-        let without_etag;
-        let result = if format == S3Format::Header && index != last {
-            without_etag = S3Checksum {
-                etag: None,
-                ..result.clone()
-            };
-            &without_etag
-        } else {
-            result
-        };
+    for result in results {
         write_s3(out, format, result, name, with_name, zero_terminated)?;
     }
-    Ok(())
+    // `--etag` asked for it too: the header S3 sends it in.
+    match results.last().and_then(|result| result.etag.as_deref()) {
+        Some(etag) if format == S3Format::Header => {
+            write_fields_line(out, &format!("ETag: {etag}"), name, false, zero_terminated)
+        }
+        _ => Ok(()),
+    }
 }
 
-/// One result in the chosen format.
-pub(crate) fn write_s3(
+/// One result in the chosen format; a header line without the ETag, which
+/// [`write_s3_results`] adds once after a file's checksum headers.
+fn write_s3(
     out: &mut impl Write,
     format: S3Format,
     result: &S3Checksum,
@@ -114,14 +110,7 @@ pub(crate) fn write_s3(
                 name,
                 false,
                 zero_terminated,
-            )?;
-            // `--etag` asked for it too: the header S3 sends it in.
-            match &result.etag {
-                Some(etag) => {
-                    write_fields_line(out, &format!("ETag: {etag}"), name, false, zero_terminated)
-                }
-                None => Ok(()),
-            }
+            )
         }
         S3Format::Preset => write_fields_line(
             out,
@@ -325,8 +314,7 @@ pub(crate) fn write_verify_error_json(
 }
 
 fn verify_object(compared: &Compared, status: &str) -> Map<String, Value> {
-    let mut object = Map::new();
-    object.insert("type".into(), "verify_s3".into());
+    let mut object = typed("verify_s3");
     insert_name(&mut object, "name", compared.file);
     insert_name(&mut object, "s3_json", compared.s3_json);
     object.insert("status".into(), status.into());

@@ -198,15 +198,14 @@ struct Verdict {
 impl Verdict {
     /// True when every field that could be checked matched and at least one was.
     fn ok(&self) -> bool {
-        let matched = |f: &&FieldCheck| matches!(f.result, FieldResult::Matched { .. });
-        let failed = |f: &&FieldCheck| {
+        let matched = |f: &FieldCheck| matches!(f.result, FieldResult::Matched { .. });
+        let failed = |f: &FieldCheck| {
             matches!(
                 f.result,
                 FieldResult::Differs { .. } | FieldResult::NoPartSize { .. }
             )
         };
-        self.fields.iter().filter(failed).count() == 0
-            && self.fields.iter().filter(matched).count() > 0
+        !self.fields.iter().any(failed) && self.fields.iter().any(matched)
     }
 }
 
@@ -388,17 +387,16 @@ fn check_etag(
             candidates.retain(|&candidate| candidate != known);
             candidates.insert(0, known);
         }
-        let unquoted = |result: &S3Checksum| {
-            let etag = result.etag.as_deref().unwrap_or("");
-            etag.trim_matches('"').to_string()
-        };
+        fn unquoted(result: &S3Checksum) -> &str {
+            result.etag.as_deref().unwrap_or("").trim_matches('"')
+        }
         let matched =
             local.first_matching_part_size(&candidates, Algorithm::Md5, true, |result| {
                 unquoted(result) == etag
             })?;
         let result = match matched {
             Some((part_size, result)) => FieldResult::Matched {
-                computed: unquoted(&result),
+                computed: unquoted(&result).to_string(),
                 part_size: Some(part_size),
             },
             None => FieldResult::NoPartSize { tried: candidates },
