@@ -462,7 +462,7 @@ pub struct Cli {
     pub sysv: bool,
 
     /// The options typed, by their long names, in the order typed (`--bench` refuses those of
-    /// other modes by name).
+    /// other modes by name). Gathered under `--bench` only: no other mode reads them.
     #[arg(skip)]
     pub typed_options: Vec<String>,
 }
@@ -533,20 +533,9 @@ impl Cli {
         let matches = command.try_get_matches_from_mut(args)?;
         let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
         cli.text_typed = cli.text;
-        let mut typed: Vec<(usize, String)> = command
-            .get_arguments()
-            .filter(|arg| {
-                matches.value_source(arg.get_id().as_str())
-                    == Some(clap::parser::ValueSource::CommandLine)
-            })
-            .filter_map(|arg| {
-                // An option with no place recorded still counts, last.
-                let at = matches.index_of(arg.get_id().as_str());
-                Some((at.unwrap_or(usize::MAX), format!("--{}", arg.get_long()?)))
-            })
-            .collect();
-        typed.sort();
-        cli.typed_options = typed.into_iter().map(|(_, long)| long).collect();
+        if cli.bench {
+            cli.typed_options = typed_options(&command, &matches);
+        }
         Ok(cli)
     }
 
@@ -558,6 +547,24 @@ impl Cli {
             arg.hide_short_help(!shown)
         })
     }
+}
+
+/// The long options typed on the command line, in the order typed.
+fn typed_options(command: &clap::Command, matches: &clap::ArgMatches) -> Vec<String> {
+    let mut typed: Vec<(usize, String)> = command
+        .get_arguments()
+        .filter(|arg| {
+            matches.value_source(arg.get_id().as_str())
+                == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .filter_map(|arg| {
+            // An option with no place recorded still counts, last.
+            let at = matches.index_of(arg.get_id().as_str());
+            Some((at.unwrap_or(usize::MAX), format!("--{}", arg.get_long()?)))
+        })
+        .collect();
+    typed.sort();
+    typed.into_iter().map(|(_, long)| long).collect()
 }
 
 /// The options `-h` shows, so it fits a terminal: the algorithm, the two halves of a checksum

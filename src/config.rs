@@ -602,13 +602,15 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
         (!cli.exclude.is_empty(), "--exclude"),
         (!cli.include.is_empty(), "--include"),
     ]);
-    let line_option = first_given(&[
+    // What shapes a digest line. --json keeps --base64 (its digests' encoding) and refuses the
+    // rest; the S3 options, which print no digest lines, refuse --base64 too.
+    let shape_option = first_given(&[
         (cli.tag, "--tag"),
         (cli.untagged, "--untagged"),
         (cli.binary, "--binary"),
         (cli.text_typed, "--text"),
-        (cli.base64, "--base64"),
     ]);
+    let line_option = shape_option.or(cli.base64.then_some("--base64"));
     let names_option = first_given(&[
         (cli.files_from.is_some(), "--files-from"),
         (cli.files0_from.is_some(), "--files0-from"),
@@ -620,14 +622,10 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     ]);
     let audit = cli.check && cli.tree.is_some();
 
-    let refusal = |option: &str, with: &str, why: &str| {
+    // `OPTION does nothing with MODE: WHY`, or `... without NEEDED: ...`.
+    let refusal = |option: &str, with_or_without: &str, other: &str, why: &str| {
         Err(Error::usage(format!(
-            "{option} does nothing with {with}: {why}"
-        )))
-    };
-    let refusal_without = |option: &str, needs: &str, why: &str| {
-        Err(Error::usage(format!(
-            "{option} does nothing without {needs}: {why}"
+            "{option} does nothing {with_or_without} {other}: {why}"
         )))
     };
     if let (true, Some(mode)) = (cli.recursive, mode) {
@@ -636,11 +634,12 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
         } else {
             "-r walks directories to hash the files in them"
         };
-        return refusal("-r", mode, why);
+        return refusal("-r", "with", mode, why);
     }
     if cli.follow && !cli.recursive && !audit {
-        return refusal_without(
+        return refusal(
             "-L",
+            "without",
             "-r",
             "it follows symbolic links met while walking directories (-r, or --check --tree DIR); \
              links named on the command line are always followed",
@@ -650,13 +649,15 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
         if let Some(mode @ ("--merge" | "--verify-s3")) = mode {
             return refusal(
                 option,
+                "with",
                 mode,
                 "it filters the files -r walks or --check reads",
             );
         }
         if !cli.recursive && !cli.check {
-            return refusal_without(
+            return refusal(
                 option,
+                "without",
                 "-r",
                 "it filters the files -r walks or a manifest lists (--check); files named on \
                  the command line are always hashed",
@@ -666,6 +667,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     if let (Some(option), Some(mode)) = (names_option, mode) {
         return refusal(
             option,
+            "with",
             mode,
             "it names files to hash; a manifest or shard names its own files",
         );
@@ -673,28 +675,25 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     if let (Some(option), Some(s3)) = (line_option, s3_option) {
         return refusal(
             option,
+            "with",
             s3,
             "it shapes digest lines, and the S3 options print S3's values instead",
         );
     }
     // --json of digests (no S3 option, no other mode): one object a file, its digests in hex
     // or base64; nothing else of a line's shape has a place in it.
-    let shape_option = first_given(&[
-        (cli.tag, "--tag"),
-        (cli.untagged, "--untagged"),
-        (cli.binary, "--binary"),
-        (cli.text_typed, "--text"),
-    ]);
     if let (true, false, None, Some(option)) = (cli.json, s3_values, mode, shape_option) {
         return refusal(
             option,
+            "with",
             "--json",
             "it shapes digest lines, and --json writes one object a file (name, size, digests)",
         );
     }
     if cli.no_part_limits && cli.part_size.is_none() && cli.s3_preset.is_none() {
-        return refusal_without(
+        return refusal(
             "--no-part-limits",
+            "without",
             "--part-size",
             "it lifts S3's limits on the parts of --part-size SIZE (or of an --s3-preset)",
         );
@@ -703,6 +702,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
         if let Some(with) = s3_option.or(mode.filter(|m| *m != "--check")) {
             return refusal(
                 "--cache",
+                "with",
                 with,
                 "it remembers the digests of files hashed or checked; S3 values, merged \
                  shards and --verify-s3 do not use it",
@@ -713,6 +713,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     if cli.zero && cli.json && !cli.check {
         return refusal(
             "-z",
+            "with",
             "--json",
             "JSON objects end with a newline, and their names are JSON strings",
         );
@@ -721,6 +722,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
         let with = if cli.json { "--json" } else { "--s3-header" };
         return refusal(
             "--no-names",
+            "with",
             with,
             "JSON objects always carry the name, and header lines never do",
         );
@@ -728,6 +730,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     if let (Some(option), Some("--merge")) = (reading_option, mode) {
         return refusal(
             option,
+            "with",
             "--merge",
             "merging reads the shard manifests, not the files they list",
         );
@@ -735,16 +738,23 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (!cli.algorithm.is_empty(), mode) {
         return refusal(
             "-a",
+            "with",
             mode,
             "the shards and S3's JSON say their own algorithm",
         );
     }
     if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.zero, mode) {
-        return refusal("-z", mode, "-z shapes the lines of hashing and --check");
+        return refusal(
+            "-z",
+            "with",
+            mode,
+            "-z shapes the lines of hashing and --check",
+        );
     }
     if let (true, Some("--merge")) = (cli.stats, mode) {
         return refusal(
             "--stats",
+            "with",
             "--merge",
             "it counts the files a run hashes, and a merge hashes none",
         );
@@ -753,6 +763,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     if let (true, Some(mode)) = (cli.progress, mode) {
         return refusal(
             "--progress",
+            "with",
             mode,
             "the bar follows the hashing of files (and of their S3 values) only",
         );

@@ -38,39 +38,23 @@ pub fn generate(what: &str) -> Option<Vec<u8>> {
 /// option, `--help`'s examples as an EXAMPLES section, and fasthash's own closing sections
 /// instead of `--help`'s closing text (which would repeat them, and point to this very page).
 fn man_page() -> Vec<u8> {
-    let man = clap_mangen::Man::new(Cli::command());
-    let options = clap_mangen::Man::new(Cli::command().mut_arg("files", |arg| arg.hide(true)));
-    // Each section clap_mangen renders on its own starts with roff's quote-string definition;
-    // the page needs it once, at the top.
+    let command = Cli::command();
+    let man = clap_mangen::Man::new(command.clone());
+    let options = clap_mangen::Man::new(command.clone().mut_arg("files", |arg| arg.hide(true)));
     let mut out = Vec::new();
-    let mut section = |render: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
-        let mut text = Vec::new();
-        // Writing into a Vec cannot fail.
-        let _ = render(&mut text);
-        let body = match out.is_empty() {
-            true => &text[..],
-            false => text.strip_prefix(ROFF_PREAMBLE).unwrap_or(&text),
-        };
-        out.extend_from_slice(body);
-    };
-    section(&|w| man.render_title(w));
-    section(&|w| man.render_name_section(w));
-    section(&|w| man.render_synopsis_section(w));
-    section(&|w| man.render_description_section(w));
-    if let Some(files) = Cli::command()
+    section(&mut out, |w| man.render_title(w));
+    section(&mut out, |w| man.render_name_section(w));
+    section(&mut out, |w| man.render_synopsis_section(w));
+    section(&mut out, |w| man.render_description_section(w));
+    if let Some(files) = command
         .get_arguments()
         .find(|arg| arg.get_id() == "files")
         .and_then(|arg| arg.get_help())
     {
         let text = format!(".PP\n\\fIFILE\\fR: {}.\n", roff(&files.to_string()));
-        section(&|w| w.write_all(text.as_bytes()));
+        section(&mut out, |w| w.write_all(text.as_bytes()));
     }
-    section(&|w| options.render_options_section(w));
-    let version = {
-        let mut text = Vec::new();
-        let _ = man.render_version_section(&mut text);
-        text
-    };
+    section(&mut out, |w| options.render_options_section(w));
     out.extend_from_slice(b".SH EXAMPLES\n");
     for (command, what) in crate::cli::EXAMPLES {
         out.extend_from_slice(
@@ -81,8 +65,21 @@ fn man_page() -> Vec<u8> {
     out.extend_from_slice(roff(crate::cli::DROP_IN).as_bytes());
     out.push(b'\n');
     out.extend_from_slice(EXTRA_SECTIONS.as_bytes());
-    out.extend_from_slice(version.strip_prefix(ROFF_PREAMBLE).unwrap_or(&version));
+    section(&mut out, |w| man.render_version_section(w));
     out
+}
+
+/// Appends what `render` writes to the page in `out`. Each section clap_mangen renders on its
+/// own starts with roff's quote-string definition; the page needs it once, at the top.
+fn section(out: &mut Vec<u8>, render: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) {
+    let mut text = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = render(&mut text);
+    let body = match out.is_empty() {
+        true => &text[..],
+        false => text.strip_prefix(ROFF_PREAMBLE).unwrap_or(&text),
+    };
+    out.extend_from_slice(body);
 }
 
 /// What clap_mangen puts before every section it renders.

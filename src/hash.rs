@@ -15,13 +15,18 @@ use crate::io::shard::{select, Shard};
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
 use crate::kernels::Digest;
-use crate::report::Reporter;
+use crate::report::{Counts, Reporter};
 use crate::s3;
 use crate::s3::format::write_s3_results;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-pub fn run(hash: &Hash, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+/// Returns the status and, for `--stats`, how many files were hashed and how many failed.
+pub fn run(
+    hash: &Hash,
+    out: &mut (impl Write + Send),
+    reporter: &Reporter,
+) -> (ExitStatus, Counts) {
     let shard = || {
         hash.shard.map(|shard| Sharding {
             shard,
@@ -88,7 +93,11 @@ fn write_record(
 
 /// S3's values, one input at a time (each may be split into parts on every core), one value
 /// per algorithm, in order.
-pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Reporter) -> ExitStatus {
+pub fn run_s3(
+    values: &S3Values,
+    out: &mut (impl Write + Send),
+    reporter: &Reporter,
+) -> (ExitStatus, Counts) {
     drive(
         &values.files,
         &values.run,
@@ -117,7 +126,7 @@ pub fn run_s3(values: &S3Values, out: &mut (impl Write + Send), reporter: &Repor
 
 /// Expands the inputs, runs `work` on batches of up to `batch` of them in parallel (one result
 /// per input), and hands the results to `write` in input order; failures are reported in place
-/// and make the exit status 1.
+/// and make the exit status 1. Returns the status and what was hashed or failed, for `--stats`.
 #[allow(clippy::too_many_arguments)]
 fn drive<T: Send>(
     files: &Files,
@@ -128,8 +137,9 @@ fn drive<T: Send>(
     batch: usize,
     work: impl Fn(&[&Input]) -> Vec<io::Result<T>> + Sync,
     mut write: impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()> + Send,
-) -> ExitStatus {
+) -> (ExitStatus, Counts) {
     let mut status = ExitStatus::Success;
+    let mut counts = Counts::default();
     let inputs = match &files.names_from {
         None => files.inputs.clone(),
         Some(list) => match read_name_list(&list.source, list.zero_terminated) {
@@ -139,7 +149,7 @@ fn drive<T: Send>(
                     name: list.source.name_bytes().to_vec(),
                     source,
                 });
-                return ExitStatus::Failure;
+                return (ExitStatus::Failure, counts);
             }
         },
     };
@@ -163,7 +173,7 @@ fn drive<T: Send>(
             let mut line = header.into_bytes();
             line.push(sharding.terminator);
             if let Err(e) = out.write_all(&line) {
-                return reporter.output_failed(e, ExitStatus::Success);
+                return (reporter.output_failed(e, ExitStatus::Success), counts);
             }
             Box::new(chosen.into_iter())
         }
@@ -198,7 +208,7 @@ fn drive<T: Send>(
                 progress.file_done(&task);
                 let failed = !matches!((&task, &result), (Task::Hash(_), Some(Ok(_))));
                 if !matches!(task, Task::Skip { .. }) {
-                    reporter.count(|counts| counts.file(failed));
+                    counts.file(failed);
                 }
                 let written = match (task, result) {
                     (Task::Hash(input), Some(Ok(value))) => {
@@ -237,10 +247,11 @@ fn drive<T: Send>(
         Some(e) => Err(e),
         None => out.flush(),
     };
-    match flushed {
+    let status = match flushed {
         Ok(()) => status,
         Err(e) => reporter.output_failed(e, status),
-    }
+    };
+    (status, counts)
 }
 
 /// `--shard`: the part of the inputs to hash, and its manifest's header line.

@@ -22,7 +22,7 @@ pub mod s3;
 use config::{Config, Mode};
 use error::ExitStatus;
 use format::messages::Message;
-use report::{Reporter, Verified};
+use report::{Counts, Reporter, Verified};
 use std::io::Write;
 
 /// Runs a validated configuration to its exit status.
@@ -47,19 +47,23 @@ pub fn run(config: &Config) -> ExitStatus {
         // Status lines and JSON objects end in a newline whatever -z says (`format::status`).
         Mode::Check(check) => run_over_files(config, &reporter, &check.run, b'\n', |out| {
             let checked = check::run(check, out, &reporter);
-            reporter.count(|counts| counts.verified = Some(Verified::Check(checked.tally)));
-            checked.status
+            (
+                checked.status,
+                Counts::verified(Verified::Check(checked.tally)),
+            )
         }),
         Mode::Audit(audit) => run_over_files(config, &reporter, &audit.check.run, b'\n', |out| {
             let audited = audit::run(audit, out, &reporter);
-            reporter.count(|counts| counts.verified = Some(Verified::Audit(audited.tally)));
-            audited.status
+            (
+                audited.status,
+                Counts::verified(Verified::Audit(audited.tally)),
+            )
         }),
         Mode::VerifyS3(verify) => run_over_files(config, &reporter, &verify.run, b'\n', |out| {
             s3::verify::run(verify, out, &reporter)
         }),
         Mode::Merge(merge) => run_over_files(config, &reporter, &merge.run, b'\n', |out| {
-            merge::run(merge, out, &reporter)
+            (merge::run(merge, out, &reporter), Counts::default())
         }),
         Mode::Bench(options) => {
             let mut stdout = std::io::stdout().lock();
@@ -74,13 +78,13 @@ pub fn run(config: &Config) -> ExitStatus {
 
 /// What every mode that reads files does around its work: the threads, `--debug`'s kernel
 /// lines, the cache loaded before and saved after, and standard output in whole lines ending
-/// in `line_end`.
+/// in `line_end`. `work` returns its status and what it did, for `--stats`.
 fn run_over_files(
     config: &Config,
     reporter: &Reporter,
     settings: &config::RunSettings,
     line_end: u8,
-    work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> ExitStatus,
+    work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> (ExitStatus, Counts),
 ) -> ExitStatus {
     io::parallel::configure_threads(settings.threads);
     if settings.debug {
@@ -103,7 +107,7 @@ fn run_over_files(
     }
     let started = std::time::Instant::now();
     let bytes_before = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed);
-    let status = work(&mut io::WholeLines::new(io::RawStdout, line_end));
+    let (status, counts) = work(&mut io::WholeLines::new(io::RawStdout, line_end));
     let bytes = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed) - bytes_before;
     let seconds = started.elapsed().as_secs_f64();
     if let (true, Some(filter)) = (settings.debug, config.mode.filter()) {
@@ -124,7 +128,6 @@ fn run_over_files(
         }
     }
     if settings.stats {
-        let counts = reporter.counts();
         reporter.say(&Message::Stats {
             counts: &counts,
             bytes,

@@ -7,7 +7,6 @@ use crate::error::{Error, ExitStatus, MessageStyle};
 use crate::format::messages::Message;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 
@@ -28,8 +27,6 @@ pub fn stderr_failed() -> bool {
 pub struct Reporter {
     program: String,
     style: MessageStyle,
-    /// What the run did, for `--stats`: told by the modes as they report each file.
-    counts: Mutex<Counts>,
 }
 
 /// What a run did, for `--stats`'s closing line.
@@ -56,6 +53,14 @@ impl Counts {
         self.files += 1;
         self.failed += u64::from(failed);
     }
+
+    /// A check's or an audit's counts: its tally alone.
+    pub fn verified(tally: Verified) -> Counts {
+        Counts {
+            verified: Some(tally),
+            ..Counts::default()
+        }
+    }
 }
 
 impl Reporter {
@@ -65,26 +70,7 @@ impl Reporter {
             Personality::B3sum => MessageStyle::B3sum,
             _ => MessageStyle::Coreutils,
         };
-        Reporter {
-            program,
-            style,
-            counts: Mutex::default(),
-        }
-    }
-
-    /// Adds to the run's counts for `--stats`.
-    pub fn count(&self, add: impl FnOnce(&mut Counts)) {
-        if let Ok(mut counts) = self.counts.lock() {
-            add(&mut counts);
-        }
-    }
-
-    /// The run's counts so far.
-    pub fn counts(&self) -> Counts {
-        self.counts
-            .lock()
-            .map(|counts| counts.clone())
-            .unwrap_or_default()
+        Reporter { program, style }
     }
 
     /// Prints `PROGRAM: MESSAGE` on standard error (a failure is remembered:

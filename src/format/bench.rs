@@ -7,12 +7,12 @@ use std::io::{self, Write};
 /// width.
 pub(crate) struct Table<'a> {
     /// One column a size, in bytes.
-    pub(crate) sizes: &'a [usize],
+    sizes: &'a [usize],
     /// The last column: this many buffers of `many_size` bytes in one call.
-    pub(crate) many: usize,
-    pub(crate) many_size: usize,
+    many: usize,
+    many_size: usize,
     /// Samples each figure is the median of.
-    pub(crate) samples: usize,
+    samples: usize,
     kernel_width: usize,
 }
 

@@ -115,7 +115,13 @@ pub(crate) fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec
     candidates
 }
 
-pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
+/// Returns the status and, for `--stats`, the file counted (failed when it could not be read).
+pub fn run(
+    request: &VerifyS3,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> (ExitStatus, crate::report::Counts) {
+    use crate::report::Counts;
     let (json_path, file) = (&request.json, &request.file);
     let json_name = json_path.as_os_str().as_encoded_bytes();
     let text = match long_paths::read(json_path) {
@@ -125,7 +131,7 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
                 name: json_name.to_vec(),
                 source,
             });
-            return ExitStatus::Usage;
+            return (ExitStatus::Usage, Counts::default());
         }
     };
     let reported = match serde_json::from_slice::<Value>(&text)
@@ -138,7 +144,7 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
                 name: json_name,
                 reason: &reason,
             });
-            return ExitStatus::Usage;
+            return (ExitStatus::Usage, Counts::default());
         }
     };
     let compared = Compared {
@@ -154,7 +160,8 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
             write_field_line(out, field)
         }
     });
-    reporter.count(|counts| counts.file(matches!(verified, Err(Failure::Read(_)))));
+    let mut counts = Counts::default();
+    counts.file(matches!(verified, Err(Failure::Read(_))));
     let written = match &verified {
         Ok(verdict) if json => {
             write_verify_json(out, &compared, verdict.size, &verdict.fields, verdict.ok())
@@ -166,7 +173,7 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
         Err(_) => Ok(()),
     };
     let written = written.and_then(|()| out.flush());
-    match verified {
+    let status = match verified {
         Ok(verdict) => match written {
             Ok(()) if verdict.ok() => ExitStatus::Success,
             Ok(()) => ExitStatus::Failure,
@@ -180,7 +187,8 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> Exi
             ExitStatus::Failure
         }
         Err(Failure::Write(e)) => reporter.output_failed(e, ExitStatus::Failure),
-    }
+    };
+    (status, counts)
 }
 
 /// Why a verification stopped: the file could not be read, or a field's line not written.
