@@ -7,7 +7,7 @@
 mod common;
 
 use base64::Engine as _;
-use common::{fasthash, program, random_bytes, text, write_file};
+use common::{fasthash, make_fifo, random_bytes, text, write_file};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::io::Write;
@@ -177,11 +177,10 @@ fn a_name_list_and_the_cache_give_the_same_lines() {
     assert_says(&md5, "1 files unchanged, taken from it; 0 hashed");
 }
 
-/// Makes a FIFO at `path` and writes `data` into it from another thread once a reader opens it.
-fn fifo_with(path: &Path, data: Vec<u8>) -> std::thread::JoinHandle<()> {
-    let made = program("mkfifo", path.parent().unwrap()).arg(path).output();
-    assert!(made.status.success(), "mkfifo: {}", text(&made.stderr));
-    let path = path.to_path_buf();
+/// Makes a FIFO at `dir/name` and writes `data` into it from another thread once a reader
+/// opens it.
+fn fifo_with(dir: &Path, name: &str, data: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let path = make_fifo(dir, name);
     std::thread::spawn(move || {
         let mut pipe = std::fs::OpenOptions::new().write(true).open(path).unwrap();
         // The reader may stop early if it fails: that must show as a wrong digest, not a hang.
@@ -198,7 +197,7 @@ fn a_fifo_and_standard_input_are_read_once_for_every_algorithm() {
     let expected = interleaved(dir.path(), &list, &["stream"], b'\n');
     std::fs::remove_file(dir.path().join("stream")).unwrap();
 
-    let writer = fifo_with(&dir.path().join("stream"), data.clone());
+    let writer = fifo_with(dir.path(), "stream", data.clone());
     let got = stdout_of(dir.path(), &["-a", "md5,sha256,crc32,blake3", "stream"]);
     writer.join().unwrap();
     assert_eq!(text(&got), text(&expected));
@@ -390,7 +389,7 @@ fn s3_gives_a_value_per_algorithm_from_one_read() {
         value("crc32")
     );
     std::fs::remove_file(dir.path().join("object")).unwrap();
-    let writer = fifo_with(&dir.path().join("object"), data.clone());
+    let writer = fifo_with(dir.path(), "object", data.clone());
     let got = stdout_of(
         dir.path(),
         &["--s3", "--etag", "-a", "sha256,crc32", "object"],

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fasthash, program, random_bytes, text, write_file};
+use common::{fasthash, make_fifo, program, random_bytes, text, write_file};
 use fasthash::io::read::{hash_file, MmapChoice, ReadOptions};
 use fasthash::kernels::{hash, Algorithm};
 use std::fs::{self, File};
@@ -262,9 +262,7 @@ fn procfs_files_and_fifos_are_read_as_streams() {
         )
     );
 
-    let fifo = dir.path().join("fifo");
-    let made = program("mkfifo", dir.path()).arg(&fifo).output();
-    assert!(made.status.success());
+    let fifo = make_fifo(dir.path(), "fifo");
     let data = random_bytes(3 * 1024 * 1024 + 11, 5);
     let writer = {
         let fifo = fifo.clone();

@@ -6,11 +6,10 @@
 
 mod common;
 
-use common::{fasthash, text, write_file};
+use common::{fasthash, make_fifo, text, write_file};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
@@ -125,16 +124,6 @@ fn drawn_lines(seen: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Makes a FIFO at `dir/name` (folders created).
-fn fifo(dir: &Path, name: &str) -> std::path::PathBuf {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: c_path is a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-    path
-}
-
 /// Feeds a FIFO: opened once the child opens it to read, then a megabyte a write.
 fn feed(path: &Path) -> File {
     let mut writer = File::options().write(true).open(path).unwrap();
@@ -155,7 +144,7 @@ fn hash_fifo(dir: &Path, args: &[&str], name: &str, terminal: &mut Terminal) -> 
 fn the_bar_names_the_file_being_hashed_fitted_to_the_width_in_decimal_units() {
     let dir = tempfile::tempdir().unwrap();
     let name = "a-long-directory-name/and-another-level-below-it/the-file-being-hashed.fifo";
-    let path = fifo(dir.path(), name);
+    let path = make_fifo(dir.path(), name);
     let mut terminal = Terminal::open(60);
     // No --progress: the terminal alone brings the bar, after a second.
     let child = hash_fifo(dir.path(), &["-a", "crc32c"], name, &mut terminal);
@@ -198,7 +187,7 @@ fn the_bar_names_the_file_being_hashed_fitted_to_the_width_in_decimal_units() {
 fn control_characters_in_the_name_are_escaped_on_the_bar() {
     let dir = tempfile::tempdir().unwrap();
     let name = "bad\x1b]0;title\x07name";
-    let path = fifo(dir.path(), name);
+    let path = make_fifo(dir.path(), name);
     let mut terminal = Terminal::open(120);
     let child = hash_fifo(dir.path(), &["--progress"], name, &mut terminal);
     let writer = feed(&path);
@@ -222,7 +211,7 @@ fn control_characters_in_the_name_are_escaped_on_the_bar() {
 /// erased, and the erasure is the last thing on the terminal.
 fn interrupted(signal: libc::c_int) {
     let dir = tempfile::tempdir().unwrap();
-    let path = fifo(dir.path(), "slow.fifo");
+    let path = make_fifo(dir.path(), "slow.fifo");
     let mut terminal = Terminal::open(80);
     let child = hash_fifo(dir.path(), &["--progress"], "slow.fifo", &mut terminal);
     let writer = feed(&path);
@@ -258,7 +247,7 @@ fn sigterm_erases_the_bar() {
 #[test]
 fn a_failed_output_erases_the_bar_before_its_message() {
     let dir = tempfile::tempdir().unwrap();
-    let path = fifo(dir.path(), "slow.fifo");
+    let path = make_fifo(dir.path(), "slow.fifo");
     let mut terminal = Terminal::open(80);
     let child = fasthash(dir.path())
         .args(["--progress", "slow.fifo"])
@@ -282,7 +271,7 @@ fn a_failed_output_erases_the_bar_before_its_message() {
 #[test]
 fn no_bar_when_standard_error_is_a_pipe_unless_asked_for() {
     let dir = tempfile::tempdir().unwrap();
-    let path = fifo(dir.path(), "slow.fifo");
+    let path = make_fifo(dir.path(), "slow.fifo");
     for (args, drawn) in [(&[][..], false), (&["--progress"][..], true)] {
         let child = fasthash(dir.path()).args(args).arg("slow.fifo").spawn();
         let mut writer = feed(&path);
@@ -308,7 +297,7 @@ fn no_bar_when_standard_error_is_a_pipe_unless_asked_for() {
 #[test]
 fn no_bar_with_no_progress_even_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    let path = fifo(dir.path(), "slow.fifo");
+    let path = make_fifo(dir.path(), "slow.fifo");
     let mut terminal = Terminal::open(80);
     let child = hash_fifo(dir.path(), &["--no-progress"], "slow.fifo", &mut terminal);
     let writer = feed(&path);
@@ -321,7 +310,7 @@ fn no_bar_with_no_progress_even_on_a_terminal() {
 #[test]
 fn drop_in_names_draw_no_bar_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    let path = fifo(dir.path(), "slow.fifo");
+    let path = make_fifo(dir.path(), "slow.fifo");
     let mut terminal = Terminal::open(80);
     let child = fasthash(dir.path())
         .called("sha256sum")

@@ -142,29 +142,32 @@ pub fn activate(path: &Path) -> Option<Ignored> {
 impl Cache {
     /// The digest of the file whose metadata this is, if it was hashed in this state.
     pub fn lookup(&self, metadata: &Metadata, algorithm: Algorithm) -> Option<Digest> {
-        self.counted(self.known(metadata, algorithm))
+        let digest = self
+            .known(metadata)
+            .and_then(|known| digest_by(known, algorithm));
+        self.counted(digest)
     }
 
     /// The digests of the file by every one of `algorithms`, in order, if it was hashed in this
     /// state by all of them (one file counted once, however many algorithms).
     pub fn lookup_all(&self, metadata: &Metadata, algorithms: &[Algorithm]) -> Option<Vec<Digest>> {
+        // The file is looked up once; then each algorithm among its digests.
+        let known = self.known(metadata);
         self.counted(
             algorithms
                 .iter()
-                .map(|&algorithm| self.known(metadata, algorithm))
+                .map(|&algorithm| digest_by(known?, algorithm))
                 .collect(),
         )
     }
 
-    /// The digest by `algorithm` of the file whose metadata this is, if it was hashed in this
-    /// state.
-    fn known(&self, metadata: &Metadata, algorithm: Algorithm) -> Option<Digest> {
+    /// The digests known for the file whose metadata this is, if it was hashed in this state.
+    fn known(&self, metadata: &Metadata) -> Option<&Known> {
         let stamp = Stamp::of(metadata);
         self.loaded
             .get(&(stamp.device, stamp.inode))
             .filter(|(known_stamp, _)| metadata.is_file() && *known_stamp == stamp)
-            .and_then(|(_, known)| known.iter().find(|(a, _)| *a == algorithm))
-            .map(|(_, digest)| *digest)
+            .map(|(_, known)| known)
     }
 
     /// A lookup's answer, counted as a hit or a miss.
@@ -225,6 +228,14 @@ impl Cache {
         }
         write_atomically(&self.path, &encode(&all, &machine()))
     }
+}
+
+/// The digest by `algorithm` among those known for one file state.
+fn digest_by(known: &Known, algorithm: Algorithm) -> Option<Digest> {
+    known
+        .iter()
+        .find(|(a, _)| *a == algorithm)
+        .map(|(_, digest)| *digest)
 }
 
 fn too_recent(metadata: &Metadata) -> bool {

@@ -364,9 +364,15 @@ pub(crate) fn walk(
             }
             kind => kind,
         };
-        let filter_path = super::walk::walked_filter_path(walk_root, &path);
-        // The walk's own root is never filtered out.
-        if path != walk_root && filter.excludes(&filter_path) {
+        // Files, and what is reported skipped, are what the walk lists and `--include` decides.
+        let listed = matches!(kind, Kind::File | Kind::Other);
+        let kept = if path == walk_root {
+            // The walk's own root is never filtered out by `--exclude`.
+            !listed || filter.includes(&super::walk::walked_filter_path(walk_root, &path))
+        } else {
+            filter.keeps_walked(walk_root, &path, listed)
+        };
+        if !kept {
             continue;
         }
         match kind {
@@ -378,7 +384,6 @@ pub(crate) fn walk(
                 }),
             },
             Kind::Link | Kind::Broken(_) => {}
-            _ if !filter.includes(&filter_path) => {}
             Kind::File => tasks.push(Task::Hash(Input::Path(path))),
             Kind::Other => tasks.push(Task::Skip {
                 name: name(),

@@ -203,13 +203,23 @@ pub(crate) fn hash_inputs(
 fn read_whole(file: &File, before: &Metadata) -> io::Result<Option<Vec<u8>>> {
     use std::os::unix::fs::FileExt;
     let mut bytes = vec![0; before.len() as usize];
-    match file.read_exact_at(&mut bytes, 0) {
-        Ok(()) => {}
-        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(error) => return Err(error),
-    }
-    if changed(before, &file.metadata()?) {
-        return Err(changed_error());
+    let first = loop {
+        match file.read_at(&mut bytes, 0) {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            result => break result?,
+        }
+    };
+    // As `super::read` does: when one read(2) took the whole file, there was no "while" to
+    // change during, and the file is not looked at again.
+    if first < bytes.len() {
+        match file.read_exact_at(&mut bytes[first..], first as u64) {
+            Ok(()) => {}
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(error) => return Err(error),
+        }
+        if changed(before, &file.metadata()?) {
+            return Err(changed_error());
+        }
     }
     count(bytes.len());
     Ok(Some(bytes))

@@ -115,8 +115,6 @@ struct Counts {
 #[derive(Default)]
 struct Screen {
     shown: bool,
-    /// Set once the delay has passed: the bar may be drawn.
-    visible: bool,
     /// Standard error failed: draw no more.
     broken: bool,
     line: Vec<u8>,
@@ -124,7 +122,7 @@ struct Screen {
 
 impl Screen {
     fn put(&mut self, line: Vec<u8>) {
-        if self.broken || !self.visible {
+        if self.broken {
             return;
         }
         self.broken = !draw(&line, false);
@@ -225,7 +223,6 @@ impl Progress {
                 };
                 let line = bar(&state, columns());
                 if let Ok(mut screen) = screen.lock() {
-                    screen.visible = true;
                     screen.put(line);
                 }
             })

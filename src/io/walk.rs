@@ -7,7 +7,8 @@
 //! its own stack, not recursion, and keeps a bounded number of directories open.
 
 use super::{long_paths, Input};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::io::{self, BufRead};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -130,21 +131,29 @@ impl Patterns {
         self.typed.is_empty()
     }
 
+    /// Whether one of `reaches` has globs: when none has, there is nothing to match a filter
+    /// path against, and no need to build one.
+    fn has_globs(&self, reaches: &[Reach]) -> bool {
+        reaches
+            .iter()
+            .any(|&reach| self.sets[reach as usize].is_some())
+    }
+
     /// Whether a glob of one of `reaches` matches (all of them, with `--debug`, to remember
-    /// which patterns matched).
-    fn is_match(&self, filter_path: &Path, reaches: &[Reach]) -> bool {
+    /// which patterns matched). The caller makes the candidate once for all its sets.
+    fn is_match(&self, candidate: &Candidate, reaches: &[Reach]) -> bool {
         let mut any = false;
         for &reach in reaches {
             let Some(globs) = &self.sets[reach as usize] else {
                 continue;
             };
             let Some(matched) = &self.matched else {
-                if globs.set.is_match(filter_path) {
+                if globs.set.is_match_candidate(candidate) {
                     return true;
                 }
                 continue;
             };
-            for glob in globs.set.matches(filter_path) {
+            for glob in globs.set.matches_candidate(candidate) {
                 matched[globs.origin[glob]].store(true, Ordering::Relaxed);
                 any = true;
             }
@@ -164,6 +173,9 @@ impl Patterns {
 }
 
 const ALL_REACHES: &[Reach] = &[Reach::Itself, Reach::UnderDirectoryOnly, Reach::Under];
+
+/// What `--exclude` matches in a walk, which does not enter an excluded directory.
+const WALKED_EXCLUSION: &[Reach] = &[Reach::Itself, Reach::UnderDirectoryOnly];
 
 /// The globs one typed pattern stands for: the path itself, and everything under it.
 fn globs_for(pattern: &str) -> Vec<(Reach, String)> {
@@ -196,10 +208,6 @@ impl Filter {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.excludes.is_empty() && self.includes.is_empty()
-    }
-
     /// Remembers, from now on, which patterns matched something, for [`Filter::unmatched`].
     /// Clones share what they remember.
     pub fn track_matches(&mut self) {
@@ -221,32 +229,76 @@ impl Filter {
     /// what is under it need not be matched).
     pub fn excludes(&self, filter_path: &Path) -> bool {
         self.excludes
-            .is_match(filter_path, &[Reach::Itself, Reach::UnderDirectoryOnly])
+            .is_match(&Candidate::new(filter_path), WALKED_EXCLUSION)
     }
 
     /// Whether a file at `filter_path` passes `--include` (always, without includes); the
     /// walk has already left out what `--exclude` matched.
     pub fn includes(&self, filter_path: &Path) -> bool {
-        self.includes.is_empty() || self.includes.is_match(filter_path, ALL_REACHES)
+        self.includes.is_empty()
+            || self
+                .includes
+                .is_match(&Candidate::new(filter_path), ALL_REACHES)
+    }
+
+    /// Whether the walk of `walk_root` keeps the entry at `path`: no `--exclude` matches it (an
+    /// excluded directory is not entered) and, when `listed` (anything but a directory the
+    /// walk enters or a link it passes by), an `--include` does, if there are any. The filter
+    /// path is built only when there are patterns to match it against, and matched as one
+    /// candidate by both.
+    pub(crate) fn keeps_walked(&self, walk_root: &Path, path: &Path, listed: bool) -> bool {
+        let excluding = self.excludes.has_globs(WALKED_EXCLUSION);
+        let including = listed && !self.includes.is_empty();
+        if !excluding && !including {
+            return true;
+        }
+        let filter_path = walked_filter_path(walk_root, path);
+        let candidate = Candidate::new(filter_path.as_ref());
+        // Exclusions are matched first: an excluded file is not matched against `--include`,
+        // so `--debug` does not count it as one an include matched.
+        !(excluding && self.excludes.is_match(&candidate, WALKED_EXCLUSION))
+            && (!including || self.includes.is_match(&candidate, ALL_REACHES))
     }
 
     /// Whether a name listed in a manifest is to be checked.
     pub fn selects_listed(&self, name: &Path) -> bool {
+        let excluding = self.excludes.has_globs(ALL_REACHES);
+        let including = !self.includes.is_empty();
+        if !excluding && !including {
+            return true;
+        }
         let filter_path = listed_filter_path(name);
-        !self.excludes.is_match(&filter_path, ALL_REACHES) && self.includes(&filter_path)
+        let candidate = Candidate::new(&filter_path);
+        !(excluding && self.excludes.is_match(&candidate, ALL_REACHES))
+            && (!including || self.includes.is_match(&candidate, ALL_REACHES))
     }
 }
 
 /// The filter path of an entry at `path` met walking `root`: the root's own name, if it has
-/// one, and the path below it.
-pub(crate) fn walked_filter_path(root: &Path, path: &Path) -> PathBuf {
+/// one, and the path below it. It is borrowed from the end of `path` (or `root`) wherever those
+/// bytes spell it, so most entries of a walk cost no allocation.
+pub(crate) fn walked_filter_path<'a>(root: &'a Path, path: &'a Path) -> Cow<'a, Path> {
     let below = path.strip_prefix(root).unwrap_or(path);
-    match root.file_name() {
-        // `join("")` would end the path with a `/`, which no glob of a file matches.
-        Some(name) if below.as_os_str().is_empty() => PathBuf::from(name),
-        Some(name) => Path::new(name).join(below),
-        None => below.to_path_buf(),
+    let Some(name) = root.file_name() else {
+        return Cow::Borrowed(below);
+    };
+    // `join("")` would end the path with a `/`, which no glob of a file matches.
+    if below.as_os_str().is_empty() {
+        return Cow::Borrowed(Path::new(name));
     }
+    let (name_bytes, below_bytes) = (name.as_bytes(), below.as_os_str().as_bytes());
+    let spelled = path.as_os_str().as_bytes();
+    let joined_len = name_bytes.len() + 1 + below_bytes.len();
+    if let Some(start) = spelled.len().checked_sub(joined_len) {
+        let end = &spelled[start..];
+        if end.starts_with(name_bytes)
+            && end[name_bytes.len()] == b'/'
+            && end.ends_with(below_bytes)
+        {
+            return Cow::Borrowed(Path::new(OsStr::from_bytes(end)));
+        }
+    }
+    Cow::Owned(Path::new(name).join(below))
 }
 
 /// The filter path of a name listed in a manifest: the name without the `/`, `.` and `..`
@@ -272,9 +324,7 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
     let filter = options.filter.clone();
     // The directory named is the start of the filter path: `--exclude src` leaves out all of
     // `-r src`, as it leaves out every listed `src/...` in a check.
-    if walk_root.file_name().is_some()
-        && filter.excludes(&walked_filter_path(&walk_root, &walk_root))
-    {
+    if walk_root.file_name().is_some() && !filter.keeps_walked(&walk_root, &walk_root, false) {
         return Box::new(std::iter::empty());
     }
     let root_for_filter = walk_root.clone();
@@ -284,9 +334,11 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
         .sort_by_file_name()
         .into_iter()
         .filter_entry(move |entry| {
-            entry.depth() == 0
-                || filter.is_empty()
-                || !filter.excludes(&walked_filter_path(&root_for_filter, entry.path()))
+            let file_type = entry.file_type();
+            // What the walk lists is everything but the directories it enters and the links
+            // it passes by (below): only that is matched against `--include`.
+            let listed = !(file_type.is_dir() || file_type.is_symlink());
+            entry.depth() == 0 || filter.keeps_walked(&root_for_filter, entry.path(), listed)
         });
     let filter = options.filter.clone();
     let follow_links = options.follow_links;
@@ -299,10 +351,8 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
                     // without -L (with -L, walkdir reports what they point to).
                     return OneOrMany::One(None);
                 }
+                // `filter_entry` above has left out what `--exclude` and `--include` do.
                 let path = entry.into_path();
-                if !filter.is_empty() && !filter.includes(&walked_filter_path(&walk_root, &path)) {
-                    return OneOrMany::One(None);
-                }
                 OneOrMany::One(Some(if file_type.is_file() {
                     Task::Hash(Input::Path(path))
                 } else {
@@ -410,6 +460,35 @@ mod tests {
             (*at != root || root.file_name().is_some()) && f.excludes(&walked_filter_path(root, at))
         });
         !excluded && f.includes(&walked_filter_path(root, path))
+    }
+
+    #[test]
+    fn a_borrowed_filter_path_is_the_one_joined() {
+        for (root, path) in [
+            ("src", "src/a/b"),
+            ("../x/src", "../x/src/a"),
+            ("/var/src/", "/var/src/a"),
+            ("src//", "src//a//b"),
+            ("src/.", "src/./a"),
+            ("./src", "./src/src/src"),
+            (".", "./a/b"),
+            ("src", "src"),
+            ("src", "elsewhere/a"),
+        ] {
+            let (root, path) = (Path::new(root), Path::new(path));
+            let below = path.strip_prefix(root).unwrap_or(path);
+            let joined = match root.file_name() {
+                Some(name) if below.as_os_str().is_empty() => PathBuf::from(name),
+                Some(name) => Path::new(name).join(below),
+                None => below.to_path_buf(),
+            };
+            let built = walked_filter_path(root, path);
+            assert_eq!(
+                built.as_os_str().as_bytes(),
+                joined.as_os_str().as_bytes(),
+                "{root:?} {path:?}"
+            );
+        }
     }
 
     fn listed(f: &Filter, name: &str) -> bool {

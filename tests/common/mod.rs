@@ -52,6 +52,18 @@ pub fn write_file(dir: &Path, name: impl AsRef<[u8]>, content: impl AsRef<[u8]>)
     std::fs::write(path, content).unwrap();
 }
 
+/// Makes a FIFO at `dir/name` (with `/` for folders it creates), for a test to feed while
+/// fasthash reads it.
+pub fn make_fifo(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: c_path is a valid NUL-terminated path.
+    let made = unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) };
+    assert_eq!(made, 0, "mkfifo: {}", std::io::Error::last_os_error());
+    path
+}
+
 /// Writes a file for each of `names` in `dir`, its content made from the name and its place
 /// in the list (so files differ from each other and stay the same from run to run).
 pub fn write_files(dir: &Path, names: &[&[u8]], content: impl Fn(usize, &[u8]) -> Vec<u8>) {
