@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the AVX-512 code in a fasthash binary really runs on ZMM registers: for every
 # function compiled for the AVX-512 tier (the lane kernels' entry points, XXH3's 512-bit
-# stripe loop), counts its instructions that name a ZMM register, and its calls to intrinsics
+# stripe loop, SHA-512's one-stream kernel), counts its instructions that name a ZMM register, and its calls to intrinsics
 # or lane operations (one that failed to inline would be such a call, and slow). Exits 1 if no
 # such function is found, or one uses no ZMM register or calls a lane operation.
 #
@@ -16,7 +16,8 @@ objdump -d --no-show-raw-insn -C "$binary" | awk '
   /^[0-9a-f]+ <.*>:$/ {
     name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name)
     avx512 = (name ~ /Avx512x(16|8) as fasthash::kernels::lanes::multi::LaneTier>::[a-z_]+::run/ \
-              || name ~ /xxh3::avx512::stripes_avx512/)
+              || name ~ /xxh3::avx512::stripes_avx512/ \
+              || name ~ /sha512_avx512::compress_blocks/)
     # One demangled name stands for every monomorph (one per lane kernel): add them up.
     if (avx512) found[name]++
     current = avx512 ? name : ""
@@ -27,7 +28,7 @@ objdump -d --no-show-raw-insn -C "$binary" | awk '
     if ($0 ~ /zmm/) zmm[current]++
     # Intrinsics, lane operations, the opaque round constants, and closures of
     # `array::from_fn` (which carry intrinsics out of line with them) must all have inlined.
-    if ($0 ~ /\tcall/ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>|lanes::avx512::opaque|from_fn/) calls[current]++
+    if ($0 ~ /\tcall/ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>|lanes::avx512::opaque|from_fn|sha512_avx512::/) calls[current]++
   }
   END {
     bad = 0; n = 0

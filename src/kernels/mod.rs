@@ -31,6 +31,8 @@ mod md5;
 mod md5_avx512;
 mod portable;
 mod sha2_portable;
+#[cfg(target_arch = "x86_64")]
+mod sha512_avx512;
 mod sums;
 #[cfg(test)]
 mod test_data;

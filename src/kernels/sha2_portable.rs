@@ -23,6 +23,9 @@ macro_rules! sha2_family {
             /// Message length in bytes (SHA-512's 128-bit length field never needs more).
             length: u128,
             digest_len: usize,
+            /// Hashes whole blocks into the state: [`compress_blocks`] here, or a faster
+            /// kernel that shares this buffering and padding (`sha512_avx512`).
+            blocks: fn(&mut [$word; 8], &[u8]),
         }
 
         const WORD: usize = std::mem::size_of::<$word>();
@@ -38,7 +41,17 @@ macro_rules! sha2_family {
                     buffered: 0,
                     length: 0,
                     digest_len,
+                    blocks: compress_blocks,
                 }
+            }
+
+            /// The same state, hashing its whole blocks with `blocks`.
+            #[allow(
+                dead_code,
+                reason = "only SHA-512, and only on x86-64, has another block function"
+            )]
+            pub(crate) fn with_blocks(self, blocks: fn(&mut [$word; 8], &[u8])) -> Self {
+                $name { blocks, ..self }
             }
 
             pub fn update(&mut self, mut data: &[u8]) {
@@ -52,14 +65,12 @@ macro_rules! sha2_family {
                         return;
                     }
                     let block = self.buffer;
-                    compress(&mut self.state, &block);
+                    (self.blocks)(&mut self.state, &block);
                     self.buffered = 0;
                 }
-                let mut blocks = data.chunks_exact(BLOCK);
-                for block in &mut blocks {
-                    compress(&mut self.state, block);
-                }
-                let rest = blocks.remainder();
+                let whole = data.len() / BLOCK * BLOCK;
+                (self.blocks)(&mut self.state, &data[..whole]);
+                let rest = &data[whole..];
                 self.buffer[..rest.len()].copy_from_slice(rest);
                 self.buffered = rest.len();
             }
@@ -78,12 +89,17 @@ macro_rules! sha2_family {
                 };
                 let length_bytes = bit_length.to_be_bytes();
                 tail[tail_len - field..tail_len].copy_from_slice(&length_bytes[16 - field..]);
-                for block in tail[..tail_len].chunks_exact(BLOCK) {
-                    compress(&mut self.state, block);
-                }
+                (self.blocks)(&mut self.state, &tail[..tail_len]);
                 let mut out: Vec<u8> = self.state.iter().flat_map(|w| w.to_be_bytes()).collect();
                 out.truncate(self.digest_len);
                 out
+            }
+        }
+
+        /// Hashes `blocks`, a whole number of blocks, into `state`.
+        fn compress_blocks(state: &mut [$word; 8], blocks: &[u8]) {
+            for block in blocks.chunks_exact(BLOCK) {
+                compress(state, block);
             }
         }
 

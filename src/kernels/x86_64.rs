@@ -13,7 +13,8 @@ use super::lanes::{
     self, lane_engine, md5::Md5 as Md5Lanes, rust_crypto_lane_engine, sha1::Sha1 as Sha1Lanes, sha2,
 };
 use super::portable::{Xxh3, Xxh3State};
-use super::{crc, crc_fold, md5, md5_avx512, xxh3, Algorithm, Digest, Kernel};
+use super::sha2_portable::sha512::{sha384, sha512};
+use super::{crc, crc_fold, md5, md5_avx512, sha512_avx512, xxh3, Algorithm, Digest, Kernel};
 
 /// Our AVX-512 tier: the lane kernels need F and BW (the byte shuffle that loads SHA's
 /// big-endian words), MD5 of one stream VL (ternary logic on XMM registers).
@@ -110,14 +111,27 @@ macro_rules! sha_avx512 {
     };
 }
 
-/// SHA-384/512 eight files side by side on AVX-512; a message alone on ring.
+/// SHA-384/512 eight files side by side on AVX-512; a message alone on our rounds with an
+/// AVX-512 schedule (`sha512_avx512`), or ring where the CPU lacks BMI2.
 macro_rules! sha512_avx512 {
-    ($algorithm:expr, $variant:expr, $ring:expr) => {
+    ($algorithm:expr, $variant:expr, $portable:expr, $ring:expr) => {
         lane_engine!(
             $algorithm, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
-            describe: |_| "fasthash, AVX-512: 8 files side by side (one alone: ring crate)".into(),
-            streaming: || Box::new(ring::digest::Context::new(&$ring)),
-            one_shot: |data| Digest::from_slice(ring::digest::digest(&$ring, data).as_ref()),
+            describe: |_| {
+                "fasthash, AVX-512: 8 files side by side (one alone: BMI2 rounds, AVX-512 schedule)"
+                    .into()
+            },
+            streaming: || match sha512_avx512::with_avx512($portable) {
+                Some(state) => Box::new(state),
+                None => Box::new(ring::digest::Context::new(&$ring)),
+            },
+            one_shot: |data| match sha512_avx512::with_avx512($portable) {
+                Some(mut state) => {
+                    state.update(data);
+                    Digest::from_slice(&state.finalize())
+                }
+                None => Digest::from_slice(ring::digest::digest(&$ring, data).as_ref()),
+            },
             lanes: 8 x Avx512x8, sha2::Sha512, $variant
         )
     };
@@ -126,8 +140,18 @@ macro_rules! sha512_avx512 {
 pub(super) static ENGINES: &[Engine] = &[
     sha_avx512!(Algorithm::Sha256, alone: sha2::Sha256, lanes: sha2::Sha256, sha2::SHA256),
     sha_avx512!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
-    sha512_avx512!(Algorithm::Sha512, sha2::SHA512, ::ring::digest::SHA512),
-    sha512_avx512!(Algorithm::Sha384, sha2::SHA384, ::ring::digest::SHA384),
+    sha512_avx512!(
+        Algorithm::Sha512,
+        sha2::SHA512,
+        sha512(),
+        ::ring::digest::SHA512
+    ),
+    sha512_avx512!(
+        Algorithm::Sha384,
+        sha2::SHA384,
+        sha384(),
+        ::ring::digest::SHA384
+    ),
     sha_avx512!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
     lane_engine!(
         Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
