@@ -4,7 +4,7 @@
 //! directory at a time with `openat`, only after the ordinary call answered `ENAMETOOLONG`;
 //! a directory under `-r` that lies that deep is walked the same way.
 
-use super::walk::{Filter, Task};
+use super::walk::{Filter, Met, Task};
 use super::Input;
 use std::ffi::{CString, OsStr};
 use std::fs::{File, Metadata};
@@ -365,12 +365,17 @@ pub(crate) fn walk(
             kind => kind,
         };
         // Files, and what is reported skipped, are what the walk lists and `--include` decides.
-        let listed = matches!(kind, Kind::File | Kind::Other);
+        let met = match kind {
+            Kind::File | Kind::Other => Met::Listed,
+            Kind::Directory | Kind::LinkedDirectory(_) => Met::Directory,
+            Kind::Link | Kind::Broken(_) => Met::PassedLink,
+        };
         let kept = if path == walk_root {
             // The walk's own root is never filtered out by `--exclude`.
-            !listed || filter.includes(&super::walk::walked_filter_path(walk_root, &path))
+            met != Met::Listed
+                || filter.includes(&super::walk::walked_filter_path(walk_root, &path))
         } else {
-            filter.keeps_walked(walk_root, &path, listed)
+            filter.keeps_walked(walk_root, &path, met)
         };
         if !kept {
             continue;

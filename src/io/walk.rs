@@ -59,7 +59,8 @@ pub struct WalkOptions {
 ///   a file or directory of that name anywhere, `cache/*.tmp` those files in any `cache`.
 /// - A leading `/` anchors it at the start of the filter path: `/src/cache` is `src/cache`
 ///   and not `lib/src/cache`.
-/// - A trailing `/` matches directories only (everything under them).
+/// - A trailing `/` matches directories only: the walk does not enter them, and a listed name
+///   under one is left out.
 /// - `*` and `?` stop at `/`; `**` crosses it.
 ///
 /// A match on a directory takes in everything under it: an excluded directory is not entered,
@@ -77,7 +78,7 @@ pub struct Filter {
 struct Patterns {
     typed: Vec<String>,
     /// The globs of each [`Reach`], `None` where there are none.
-    sets: [Option<Globs>; 3],
+    sets: [Option<Globs>; 4],
     /// Set by [`Filter::track_matches`]: one flag a typed pattern.
     matched: Option<Arc<Vec<AtomicBool>>>,
 }
@@ -89,20 +90,34 @@ struct Globs {
     origin: Vec<usize>,
 }
 
-/// What a glob of a pattern matches: the path the pattern names, or what is under it (for a
-/// pattern of directories only, or for every pattern). The walk needs only the first two for
+/// What a glob of a pattern matches: the path the pattern names (a pattern of directories
+/// only names only a directory), or what is under it. The walk needs only the first three for
 /// `--exclude`, since it does not enter an excluded directory; a listed name, which has no
-/// walk above it, and `--include` need all three.
+/// walk above it, and `--include` need all but the directory itself.
 #[derive(Clone, Copy)]
 enum Reach {
     Itself = 0,
     UnderDirectoryOnly = 1,
     Under = 2,
+    DirectoryItself = 3,
+}
+
+/// What a walk met, as its filter sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Met {
+    /// A directory, which the walk enters unless it is left out; a pattern with a trailing
+    /// `/` matches it.
+    Directory,
+    /// What the walk lists (files, and what it reports skipped): only this is matched against
+    /// `--include`.
+    Listed,
+    /// A link the walk passes by (without `-L`).
+    PassedLink,
 }
 
 impl Patterns {
     fn new(typed: &[String]) -> Result<Patterns, globset::Error> {
-        let mut builders: [(GlobSetBuilder, Vec<usize>); 3] =
+        let mut builders: [(GlobSetBuilder, Vec<usize>); 4] =
             std::array::from_fn(|_| (GlobSetBuilder::new(), Vec::new()));
         for (index, pattern) in typed.iter().enumerate() {
             for (reach, glob) in globs_for(pattern) {
@@ -111,7 +126,7 @@ impl Patterns {
                 origin.push(index);
             }
         }
-        let mut sets: [Option<Globs>; 3] = Default::default();
+        let mut sets: [Option<Globs>; 4] = Default::default();
         for (set, (builder, origin)) in sets.iter_mut().zip(builders) {
             if !origin.is_empty() {
                 *set = Some(Globs {
@@ -177,6 +192,13 @@ const ALL_REACHES: &[Reach] = &[Reach::Itself, Reach::UnderDirectoryOnly, Reach:
 /// What `--exclude` matches in a walk, which does not enter an excluded directory.
 const WALKED_EXCLUSION: &[Reach] = &[Reach::Itself, Reach::UnderDirectoryOnly];
 
+/// What `--exclude` matches of a directory met in a walk: also a pattern of directories only.
+const WALKED_DIRECTORY_EXCLUSION: &[Reach] = &[
+    Reach::Itself,
+    Reach::UnderDirectoryOnly,
+    Reach::DirectoryItself,
+];
+
 /// The globs one typed pattern stands for: the path itself, and everything under it.
 fn globs_for(pattern: &str) -> Vec<(Reach, String)> {
     let (anchored, rest) = match pattern.strip_prefix('/') {
@@ -194,7 +216,10 @@ fn globs_for(pattern: &str) -> Vec<(Reach, String)> {
     };
     let under = format!("{base}/**");
     if directories_only {
-        vec![(Reach::UnderDirectoryOnly, under)]
+        vec![
+            (Reach::DirectoryItself, base),
+            (Reach::UnderDirectoryOnly, under),
+        ]
     } else {
         vec![(Reach::Itself, base), (Reach::Under, under)]
     }
@@ -227,9 +252,10 @@ impl Filter {
 
     /// Whether the walk leaves out the entry at `filter_path` (a directory is not entered, so
     /// what is under it need not be matched).
-    pub fn excludes(&self, filter_path: &Path) -> bool {
+    #[cfg(test)]
+    fn excludes(&self, filter_path: &Path, met: Met) -> bool {
         self.excludes
-            .is_match(&Candidate::new(filter_path), WALKED_EXCLUSION)
+            .is_match(&Candidate::new(filter_path), walked_exclusion(met))
     }
 
     /// Whether a file at `filter_path` passes `--include` (always, without includes); the
@@ -241,14 +267,14 @@ impl Filter {
                 .is_match(&Candidate::new(filter_path), ALL_REACHES)
     }
 
-    /// Whether the walk of `walk_root` keeps the entry at `path`: no `--exclude` matches it (an
-    /// excluded directory is not entered) and, when `listed` (anything but a directory the
-    /// walk enters or a link it passes by), an `--include` does, if there are any. The filter
-    /// path is built only when there are patterns to match it against, and matched as one
-    /// candidate by both.
-    pub(crate) fn keeps_walked(&self, walk_root: &Path, path: &Path, listed: bool) -> bool {
-        let excluding = self.excludes.has_globs(WALKED_EXCLUSION);
-        let including = listed && !self.includes.is_empty();
+    /// Whether the walk of `walk_root` keeps the entry at `path`, which is what `met` says: no
+    /// `--exclude` matches it (an excluded directory is not entered) and, when it is listed,
+    /// an `--include` does, if there are any. The filter path is built only when there are
+    /// patterns to match it against, and matched as one candidate by both.
+    pub(crate) fn keeps_walked(&self, walk_root: &Path, path: &Path, met: Met) -> bool {
+        let exclusion = walked_exclusion(met);
+        let excluding = self.excludes.has_globs(exclusion);
+        let including = met == Met::Listed && !self.includes.is_empty();
         if !excluding && !including {
             return true;
         }
@@ -256,7 +282,7 @@ impl Filter {
         let candidate = Candidate::new(filter_path.as_ref());
         // Exclusions are matched first: an excluded file is not matched against `--include`,
         // so `--debug` does not count it as one an include matched.
-        !(excluding && self.excludes.is_match(&candidate, WALKED_EXCLUSION))
+        !(excluding && self.excludes.is_match(&candidate, exclusion))
             && (!including || self.includes.is_match(&candidate, ALL_REACHES))
     }
 
@@ -271,6 +297,14 @@ impl Filter {
         let candidate = Candidate::new(&filter_path);
         !(excluding && self.excludes.is_match(&candidate, ALL_REACHES))
             && (!including || self.includes.is_match(&candidate, ALL_REACHES))
+    }
+}
+
+/// The reaches of `--exclude` that leave out what a walk met.
+fn walked_exclusion(met: Met) -> &'static [Reach] {
+    match met {
+        Met::Directory => WALKED_DIRECTORY_EXCLUSION,
+        Met::Listed | Met::PassedLink => WALKED_EXCLUSION,
     }
 }
 
@@ -324,7 +358,9 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
     let filter = options.filter.clone();
     // The directory named is the start of the filter path: `--exclude src` leaves out all of
     // `-r src`, as it leaves out every listed `src/...` in a check.
-    if walk_root.file_name().is_some() && !filter.keeps_walked(&walk_root, &walk_root, false) {
+    if walk_root.file_name().is_some()
+        && !filter.keeps_walked(&walk_root, &walk_root, Met::Directory)
+    {
         return Box::new(std::iter::empty());
     }
     let root_for_filter = walk_root.clone();
@@ -335,10 +371,15 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
         .into_iter()
         .filter_entry(move |entry| {
             let file_type = entry.file_type();
-            // What the walk lists is everything but the directories it enters and the links
-            // it passes by (below): only that is matched against `--include`.
-            let listed = !(file_type.is_dir() || file_type.is_symlink());
-            entry.depth() == 0 || filter.keeps_walked(&root_for_filter, entry.path(), listed)
+            // With -L, walkdir gives the type of what a link points to.
+            let met = if file_type.is_dir() {
+                Met::Directory
+            } else if file_type.is_symlink() {
+                Met::PassedLink
+            } else {
+                Met::Listed
+            };
+            entry.depth() == 0 || filter.keeps_walked(&root_for_filter, entry.path(), met)
         });
     let filter = options.filter.clone();
     let follow_links = options.follow_links;
@@ -457,7 +498,13 @@ mod tests {
             .collect::<Vec<_>>();
         on_the_way.reverse();
         let excluded = on_the_way.iter().any(|at| {
-            (*at != root || root.file_name().is_some()) && f.excludes(&walked_filter_path(root, at))
+            let met = if *at == path {
+                Met::Listed
+            } else {
+                Met::Directory
+            };
+            (*at != root || root.file_name().is_some())
+                && f.excludes(&walked_filter_path(root, at), met)
         });
         !excluded && f.includes(&walked_filter_path(root, path))
     }
@@ -555,6 +602,42 @@ mod tests {
         let f = filter(&["out/"], &[]);
         assert!(walked(&f, ".", "./a/out"));
         assert!(!walked(&f, ".", "./a/out/x"));
+    }
+
+    /// A directory left out by a pattern of directories only is not entered: here, under -L,
+    /// entering `out` would meet a link back to its parent, which the walk reports as a loop.
+    #[test]
+    fn a_directory_left_out_by_a_trailing_slash_is_not_entered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("src");
+        std::fs::create_dir_all(root.join("out")).unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/out"), b"a file named out").unwrap();
+        std::fs::write(root.join("out/x"), b"x").unwrap();
+        std::os::unix::fs::symlink("..", root.join("out/loop")).unwrap();
+        // (files to hash, failures)
+        let walk = |excludes: &[&str]| {
+            let options = WalkOptions {
+                recursive: true,
+                follow_links: true,
+                filter: filter(excludes, &[]),
+            };
+            let tasks: Vec<Task> = expand(vec![Input::Path(root.clone())], options).collect();
+            let hashed = tasks
+                .iter()
+                .filter(|task| matches!(task, Task::Hash(_)))
+                .count();
+            let failed = tasks
+                .iter()
+                .filter(|task| matches!(task, Task::Fail { .. }))
+                .count();
+            (hashed, failed)
+        };
+        assert_eq!(walk(&[]), (2, 1), "entering `out` meets the loop");
+        assert_eq!(walk(&["out/"]), (1, 0));
+        assert_eq!(walk(&["/src/out/"]), (1, 0));
+        // A file of that name is not a directory.
+        assert_eq!(walk(&["a/out/"]), (2, 1));
     }
 
     #[test]
