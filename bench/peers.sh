@@ -132,7 +132,8 @@ for file in big mid; do
   group "$file-sha256" "$bytes" 1 -- "$fasthash -a sha256 $path" "sha256sum $path" \
     "openssl dgst -sha256 $path" "rhash --sha256 $path"
   group "$file-sha512" "$bytes" 1 -- "$fasthash -a sha512 $path" "sha512sum $path" \
-    "openssl dgst -sha512 $path" "FASTHASH_KERNEL=sha512=portable $fasthash -a sha512 $path"
+    "openssl dgst -sha512 $path" "FASTHASH_KERNEL=sha512=ring-asm $fasthash -a sha512 $path" \
+    "FASTHASH_KERNEL=sha512=portable $fasthash -a sha512 $path"
   group "$file-sha1" "$bytes" 1 -- "$fasthash -a sha1 $path" "sha1sum $path" \
     "openssl dgst -sha1 $path"
   group "$file-md5" "$bytes" 1 -- "$fasthash -a md5 $path" "md5sum $path" \
