@@ -17,7 +17,7 @@ objdump -d --no-show-raw-insn -C "$binary" | awk '
     name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name)
     avx512 = (name ~ /Avx512x(16|8) as fasthash::kernels::lanes::multi::LaneTier>::[a-z_]+::run/ \
               || name ~ /xxh3::avx512::stripes_avx512/ \
-              || name ~ /sha512_avx512::compress_blocks/)
+              || name ~ /sha512_avx512::compress_blocks$/)
     # One demangled name stands for every monomorph (one per lane kernel): add them up.
     if (avx512) found[name]++
     current = avx512 ? name : ""
@@ -28,7 +28,7 @@ objdump -d --no-show-raw-insn -C "$binary" | awk '
     if ($0 ~ /zmm/) zmm[current]++
     # Intrinsics, lane operations, the opaque round constants, and closures of
     # `array::from_fn` (which carry intrinsics out of line with them) must all have inlined.
-    if ($0 ~ /\tcall/ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>|lanes::avx512::opaque|from_fn|sha512_avx512::/) calls[current]++
+    if ($0 ~ /\tcall/ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>|lanes::avx512::opaque|from_fn|sha512_avx512::(start|step|store)/) calls[current]++
   }
   END {
     bad = 0; n = 0

@@ -136,6 +136,11 @@ fn rounds(state: &mut [u64; 8], wk: *const u64, first: usize, between: &mut impl
     }
 }
 
+// `start`, `store` and `step` are `#[inline(always)]` and not `#[target_feature]` themselves:
+// inlined into `compress_blocks`, which has the features, their intrinsics inline there too
+// (as target-feature functions of their own, they stayed calls in the tests' build). Each may
+// be called only from there.
+
 /// The schedule's last sixteen words, by pairs: `words[i]` holds words `2i` and `2i + 1` of
 /// the window (mod 8), of each block in its own 128-bit lane.
 type Window = [__m512i; 8];
@@ -144,9 +149,8 @@ type Window = [__m512i; 8];
 ///
 /// # Safety
 ///
-/// `out` is a [`Schedule`]'s first word.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+/// `out` is a [`Schedule`]'s first word, and the CPU has AVX-512F and BW.
+#[inline(always)]
 unsafe fn start(window: &mut Window, group: [&[u8; BLOCK]; GROUP], out: *mut u64) {
     // Each 64-bit word's bytes reversed: SHA-512 words are big-endian.
     let swap = _mm512_set_epi64(
@@ -177,9 +181,8 @@ unsafe fn start(window: &mut Window, group: [&[u8; BLOCK]; GROUP], out: *mut u64
 ///
 /// # Safety
 ///
-/// `out` is a [`Schedule`]'s first word, and `t` is even and below 80.
-#[inline]
-#[target_feature(enable = "avx512f")]
+/// `out` is a [`Schedule`]'s first word, `t` is even and below 80, and the CPU has AVX-512F.
+#[inline(always)]
 unsafe fn store(out: *mut u64, t: usize, words: __m512i) {
     // SAFETY: a 16-byte unaligned load of K[t..t + 2] (t + 1 < 80).
     let k = unsafe { _mm_loadu_si128(K[t..t + 2].as_ptr().cast()) };
@@ -194,8 +197,7 @@ unsafe fn store(out: *mut u64, t: usize, words: __m512i) {
 /// # Safety
 ///
 /// As for [`store`].
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[inline(always)]
 unsafe fn step(window: &mut Window, out: *mut u64, t: usize) {
     let oldest = (t / 2) % 8; // words t-16 and t-15, replaced by words t and t+1
     let at = |back: usize| window[(oldest + back) % 8];
