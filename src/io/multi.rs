@@ -14,8 +14,8 @@
 use super::cache::Cache;
 use super::mapped::Mapping;
 use super::read::{
-    changed, changed_error, count, feed_mapping, feed_reader, hash_each, in_order, open_batch,
-    remember_all, Batch, Hashing, MmapChoice, ReadOptions,
+    changed, changed_error, count, feed_mapping, feed_reader, finish_batch, hash_each, in_order,
+    open_batch, Batch, Hashing, MmapChoice, ReadOptions,
 };
 use super::Input;
 use crate::kernels::{engine, Algorithm, Digest, Hasher};
@@ -150,7 +150,6 @@ pub(crate) fn hash_inputs(
     if let Some(results) = in_order(inputs, several, options) {
         return results;
     }
-    let cache = super::cache::active();
     let Batch {
         mut results,
         mut states,
@@ -186,16 +185,7 @@ pub(crate) fn hash_inputs(
     for ((index, _), hashed) in loaded.iter().zip(from_memory) {
         results[*index] = Some(Ok(hashed));
     }
-    for (index, result) in hashed {
-        results[index] = Some(result);
-    }
-    if let Some(cache) = cache {
-        remember_all(cache, several, &states, &results);
-    }
-    results
-        .into_iter()
-        .map(|result| result.expect("every input has a result"))
-        .collect()
+    finish_batch(results, hashed, &states, several)
 }
 
 /// A small file's bytes, read once; `None` when it holds fewer than its size said. A file

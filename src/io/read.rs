@@ -201,7 +201,6 @@ pub fn hash_inputs(
     // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
     let engine = engine::chosen(algorithm);
-    let cache = super::cache::active();
     let Batch {
         mut results,
         states,
@@ -275,16 +274,7 @@ pub fn hash_inputs(
         arena.clear();
         ARENA.with(|cell| cell.set(Some(arena)));
     }
-    for (index, result) in hashed {
-        results[index] = Some(result);
-    }
-    if let Some(cache) = cache {
-        remember_all(cache, &algorithm, &states, &results);
-    }
-    results
-        .into_iter()
-        .map(|result| result.expect("every input has a result"))
-        .collect()
+    finish_batch(results, hashed, &states, &algorithm)
 }
 
 /// A batch of one input, or one that names standard input (read once, in order: a list that
@@ -375,19 +365,30 @@ pub(crate) fn hash_each<H: Hashing>(
         .collect()
 }
 
-/// Keeps in `--cache` what a batch hashed, each under the state its file was opened in (None
-/// where the result came from elsewhere: the cache itself, standard input).
-pub(crate) fn remember_all<H: Hashing>(
-    cache: &Cache,
-    hashing: &H,
+/// A batch's results in input order, with those of the inputs hashed one by one
+/// ([`hash_each`]) put in their places, and what was hashed kept in `--cache`, each under the
+/// state its file was opened in (`states`: None where the result came from elsewhere: the
+/// cache itself, standard input).
+pub(crate) fn finish_batch<H: Hashing>(
+    mut results: Vec<Option<io::Result<H::Output>>>,
+    hashed_each: Vec<(usize, io::Result<H::Output>)>,
     states: &[Option<Metadata>],
-    results: &[Option<io::Result<H::Output>>],
-) {
-    for (state, result) in states.iter().zip(results) {
-        if let (Some(before), Some(Ok(output))) = (state, result) {
-            hashing.remember(cache, before, output);
+    hashing: &H,
+) -> Vec<io::Result<H::Output>> {
+    for (index, result) in hashed_each {
+        results[index] = Some(result);
+    }
+    if let Some(cache) = super::cache::active() {
+        for (state, result) in states.iter().zip(&results) {
+            if let (Some(before), Some(Ok(output))) = (state, result) {
+                hashing.remember(cache, before, output);
+            }
         }
     }
+    results
+        .into_iter()
+        .map(|result| result.expect("every input has a result"))
+        .collect()
 }
 
 /// The files a batch hashes side by side, pulled by the lanes as they reach them, or hashed in
