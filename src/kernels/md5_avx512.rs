@@ -160,17 +160,19 @@ unsafe fn compress_blocks(state: &mut [u32; 4], blocks: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::test_data::Random;
+    use crate::kernels::test_data::{self, Random};
     use ::md5::Digest as _;
 
-    fn expected(data: &[u8]) -> [u8; 16] {
-        ::md5::Md5::digest(data).into()
+    fn expected(data: &[u8]) -> Vec<u8> {
+        ::md5::Md5::digest(data).to_vec()
     }
 
-    fn pattern(len: usize) -> Vec<u8> {
-        (0..len)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
-            .collect()
+    fn hash(pieces: &[&[u8]]) -> Vec<u8> {
+        let mut md5 = new().expect("the caller checked the CPU");
+        for piece in pieces {
+            md5.update(piece);
+        }
+        md5.finalize().to_vec()
     }
 
     #[test]
@@ -213,54 +215,29 @@ mod tests {
         );
     }
 
-    /// Every length to 4161, each from a start that moves through 64 alignments, one-shot and
-    /// streamed in two pieces.
+    /// Every length to 4161, one-shot and in pieces.
     #[test]
     fn every_length_matches_the_md5_crate() {
         if !supported() {
             return;
         }
-        let data = pattern(4161 + 64);
-        for len in 0..=4161 {
-            let offset = (len * 7) % 64;
-            let input = &data[offset..offset + len];
-            let expected = expected(input);
-            assert_eq!(digest(input), Some(expected), "{len} at {offset}");
-            let split = (len * 5) / 9;
-            let mut md5 = new().expect("checked above");
-            md5.update(&input[..split]);
-            md5.update(&input[split..]);
-            assert_eq!(md5.finalize(), expected, "{len} at {offset}, streamed");
-        }
+        test_data::every_length_in_one_and_two_pieces(
+            |pieces| {
+                let whole = pieces.concat();
+                let one_shot = digest(&whole).expect("checked above").to_vec();
+                assert_eq!(one_shot, hash(pieces), "one-shot and streamed");
+                one_shot
+            },
+            expected,
+        );
     }
 
-    /// Random inputs cut at 1 to 8 random points, so some pieces are empty and some end and
-    /// start mid-block.
     #[test]
     fn random_splits_match_the_md5_crate() {
         if !supported() {
             return;
         }
-        let mut random = Random(0x2545_f491_4f6c_dd1d);
-        for round in 0..400 {
-            let len = match round % 4 {
-                0 => random.below(130),
-                1 => random.below(1100),
-                _ => random.below(20_000),
-            };
-            let input: Vec<u8> = (0..len).map(|_| random.next() as u8).collect();
-            let mut cuts: Vec<usize> = (0..1 + random.below(8))
-                .map(|_| random.below(len + 1))
-                .collect();
-            cuts.sort_unstable();
-            let mut md5 = new().expect("checked above");
-            let mut start = 0;
-            for cut in cuts.iter().copied().chain([len]) {
-                md5.update(&input[start..cut]);
-                start = cut;
-            }
-            assert_eq!(md5.finalize(), expected(&input), "{len} cut at {cuts:?}");
-        }
+        test_data::random_cuts(64, |_, pieces| hash(pieces), |_, input| expected(input));
     }
 
     #[test]
@@ -268,13 +245,6 @@ mod tests {
         if !supported() {
             return;
         }
-        let data = pattern(33 * 1024 * 1024 + 13);
-        let expected = expected(&data);
-        assert_eq!(digest(&data), Some(expected));
-        let mut md5 = new().expect("checked above");
-        for piece in data.chunks(1024 * 1024 + 7) {
-            md5.update(piece);
-        }
-        assert_eq!(md5.finalize(), expected);
+        test_data::thirty_three_mebibytes(hash, expected);
     }
 }

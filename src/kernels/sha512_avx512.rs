@@ -306,23 +306,21 @@ unsafe fn compress_blocks(state: &mut [u64; 8], blocks: &[u8]) {
 mod tests {
     use super::super::sha2_portable::sha512::{sha384, sha512};
     use super::*;
-    use crate::kernels::test_data::Random;
+    use crate::kernels::test_data;
     use sha2::Digest as _;
-
-    fn ours(data: &[u8]) -> Option<Vec<u8>> {
-        let mut state = with_avx512(sha512())?;
-        state.update(data);
-        Some(state.finalize())
-    }
 
     fn expected(data: &[u8]) -> Vec<u8> {
         sha2::Sha512::digest(data).to_vec()
     }
 
-    fn pattern(len: usize) -> Vec<u8> {
-        (0..len)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
-            .collect()
+    /// SHA-512, or SHA-384 when `short`, of the pieces in turn.
+    fn hash(short: bool, pieces: &[&[u8]]) -> Vec<u8> {
+        let family = if short { sha384() } else { sha512() };
+        let mut state = with_avx512(family).expect("the caller checked the CPU");
+        for piece in pieces {
+            state.update(piece);
+        }
+        state.finalize()
     }
 
     fn hex(bytes: &[u8]) -> String {
@@ -335,77 +333,42 @@ mod tests {
             assert!(with_avx512(sha512()).is_none());
             return;
         }
-        let abc = ours(b"abc").expect("checked above");
         assert_eq!(
-            hex(&abc),
+            hex(&hash(false, &[b"abc"])),
             "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a\
              2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
         );
-        let mut state = with_avx512(sha384()).expect("checked above");
-        state.update(b"abc");
         assert_eq!(
-            hex(&state.finalize()),
+            hex(&hash(true, &[b"abc"])),
             "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed\
              8086072ba1e7cc2358baeca134c825a7"
         );
     }
 
     /// Every length to 4161 (groups of one to four blocks, full and partial, and a next group
-    /// of every size), from a start that moves through 64 alignments, one-shot and streamed in
-    /// two pieces.
+    /// of every size), in one piece and in two.
     #[test]
     fn every_length_matches_the_sha2_crate() {
         if !supported() {
             return;
         }
-        let data = pattern(4161 + 64);
-        for len in 0..=4161 {
-            let offset = (len * 7) % 64;
-            let input = &data[offset..offset + len];
-            let expected = expected(input);
-            assert_eq!(ours(input).as_ref(), Some(&expected), "{len} at {offset}");
-            let split = (len * 5) / 9;
-            let mut state = with_avx512(sha512()).expect("checked above");
-            state.update(&input[..split]);
-            state.update(&input[split..]);
-            assert_eq!(state.finalize(), expected, "{len} at {offset}, streamed");
-        }
+        test_data::every_length_in_one_and_two_pieces(|pieces| hash(false, pieces), expected);
     }
 
-    /// Random inputs cut at 1 to 8 random points, so some pieces are empty and some end and
-    /// start mid-block; SHA-384 and SHA-512 in turn.
+    /// SHA-384 and SHA-512 in turn.
     #[test]
     fn random_splits_match_the_sha2_crate() {
         if !supported() {
             return;
         }
-        let mut random = Random(0x2545_f491_4f6c_dd1d);
-        for round in 0..400 {
-            let len = match round % 4 {
-                0 => random.below(300),
-                1 => random.below(2100),
-                _ => random.below(20_000),
-            };
-            let input: Vec<u8> = (0..len).map(|_| random.next() as u8).collect();
-            let mut cuts: Vec<usize> = (0..1 + random.below(8))
-                .map(|_| random.below(len + 1))
-                .collect();
-            cuts.sort_unstable();
-            let short = round % 2 == 1;
-            let mut state =
-                with_avx512(if short { sha384() } else { sha512() }).expect("checked above");
-            let mut start = 0;
-            for cut in cuts.iter().copied().chain([len]) {
-                state.update(&input[start..cut]);
-                start = cut;
-            }
-            let expected = if short {
-                sha2::Sha384::digest(&input).to_vec()
-            } else {
-                expected(&input)
-            };
-            assert_eq!(state.finalize(), expected, "{len} cut at {cuts:?}");
-        }
+        test_data::random_cuts(
+            128,
+            |round, pieces| hash(round % 2 == 1, pieces),
+            |round, input| match round % 2 {
+                1 => sha2::Sha384::digest(input).to_vec(),
+                _ => expected(input),
+            },
+        );
     }
 
     #[test]
@@ -413,13 +376,6 @@ mod tests {
         if !supported() {
             return;
         }
-        let data = pattern(33 * 1024 * 1024 + 13);
-        let expected = expected(&data);
-        assert_eq!(ours(&data), Some(expected.clone()));
-        let mut state = with_avx512(sha512()).expect("checked above");
-        for piece in data.chunks(1024 * 1024 + 7) {
-            state.update(piece);
-        }
-        assert_eq!(state.finalize(), expected);
+        test_data::thirty_three_mebibytes(|pieces| hash(false, pieces), expected);
     }
 }
