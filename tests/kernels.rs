@@ -523,9 +523,10 @@ fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
     }
 }
 
-/// S3 COMPOSITE checksums, whose parts run side by side on lane engines when read in step: the
+/// S3 COMPOSITE checksums, whose parts run side by side on lane engines when taken in step: the
 /// same value as on the portable engine, for SHA-256, SHA-1 and SHA-512, with and without a
-/// short last part, with and without the ETag's MD5s beside them.
+/// short last part, with and without the ETag's MD5s beside them, from a mapping of the file
+/// (from 4 MiB, or `--mmap`) or read (`--no-mmap`).
 #[test]
 fn composite_checksums_side_by_side_match_the_portable_engine() {
     let dir = tempfile::tempdir().unwrap();
@@ -534,14 +535,23 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
         .into_iter()
         .filter(|engine| engine.lanes.is_some() && engine.algorithm != Algorithm::Md5)
         .collect();
-    for (size, part_size) in [(4_000_000usize, 100_003usize), (40 * 65_536, 65_536)] {
+    for (size, part_size) in [
+        (4_000_000usize, 100_003usize),
+        (40 * 65_536, 65_536),
+        (5 * 1_048_576 + 4_099, 65_536),
+    ] {
         std::fs::write(&path, data(size)).unwrap();
         for engine in &laned {
             let algorithm = engine.algorithm.name();
             if engine.algorithm.info().s3_name.is_none() {
                 continue;
             }
-            for etag in [false, true] {
+            for (etag, mmap) in [
+                (false, None),
+                (true, None),
+                (true, Some("--mmap")),
+                (true, Some("--no-mmap")),
+            ] {
                 let run = |kernel: &str| {
                     let etag_option: &[&str] = if etag { &["--etag"] } else { &[] };
                     fasthash(dir.path())
@@ -549,6 +559,7 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
                         .args(["-a", algorithm, "--s3", "--no-part-limits", "--part-size"])
                         .arg(part_size.to_string())
                         .args(etag_option)
+                        .args(mmap)
                         .arg(&path)
                         .output()
                 };
@@ -557,7 +568,7 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
                 assert!(fast.status.success(), "{algorithm}");
                 assert_eq!(
                     fast.stdout, portable.stdout,
-                    "{algorithm}, etag {etag}, {size}/{part_size}"
+                    "{algorithm}, etag {etag}, {mmap:?}, {size}/{part_size}"
                 );
             }
         }

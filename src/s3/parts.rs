@@ -1,9 +1,19 @@
 //! Hashing a file as S3 sees a multipart upload: each part hashed on its own by every algorithm
-//! asked for (several S3 values, and MD5 for the ETag), all in the same pass. Parts are read with `pread`, so memory stays at one
-//! buffer a thread whatever the part size; where the algorithm's engine or MD5's hashes
-//! several messages side by side (lanes), a task reads a group of parts in step instead and
-//! feeds them to the lanes together, one buffer a part.
+//! asked for (several S3 values, and MD5 for the ETag), all in the same pass. Parts are read
+//! with `pread`, so memory stays at one buffer a thread whatever the part size; where the
+//! algorithm's engine or MD5's hashes several messages side by side (lanes), a task takes a
+//! group of parts in step instead and feeds them to the lanes together: from a mapping of the
+//! file, or read into one buffer a part.
+//!
+//! Why the lanes hash a mapping (guarded as every mapping is) and one part at a time is read:
+//! measured on a Xeon with AVX-512 (2 cores, hot page cache, 1 GiB in 8 MiB parts, means of
+//! ten), the COMPOSITE SHA-256 value took 165 ms mapped against 213 read, 319 against 415 on
+//! one thread, and the CRC64NVME value with the ETag's part MD5s 153 against 163: the copy
+//! `pread` makes was a quarter of the time. One part at a time on SHA-NI took 448 ms mapped
+//! against 351 read, so that path reads.
 
+use crate::io::mapped::Mapping;
+use crate::io::read::{changed_error, MmapChoice, ReadOptions, MAP_THRESHOLD};
 use crate::kernels::engine::{self, Engine, Stepped};
 use crate::kernels::{Algorithm, Digest, Hasher};
 use std::fs::File;
@@ -27,6 +37,12 @@ pub(crate) struct PartDigest {
     pub len: u64,
 }
 
+/// Where the parts come from: the file, and its mapping when the lanes hash it in place.
+struct Source<'a> {
+    file: &'a File,
+    mapping: Option<&'a Mapping>,
+}
+
 /// The parts of a `size`-byte file cut every `part_size` bytes (an empty file is one empty
 /// part), each hashed with every one of `algorithms`, in part order.
 pub(crate) fn hash_parts(
@@ -34,19 +50,36 @@ pub(crate) fn hash_parts(
     size: u64,
     part_size: u64,
     algorithms: &[Algorithm],
+    read: &ReadOptions,
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
     let engines: Vec<&Engine> = algorithms.iter().map(|&a| engine::chosen(a)).collect();
     if let Some(group) = group_size(count, &engines) {
+        let map = match read.mmap {
+            MmapChoice::Never => false,
+            MmapChoice::Always => size > 0,
+            MmapChoice::Auto => size >= MAP_THRESHOLD,
+        };
+        let mapping = match map {
+            true => Mapping::new(file, size)?,
+            false => None,
+        };
+        let source = Source {
+            file,
+            mapping: mapping.as_ref(),
+        };
         let groups: Vec<u64> = (0..count).step_by(group).collect();
         let hashed: Vec<Vec<PartDigest>> = groups
             .into_par_iter()
             .map(|first| {
                 let parts = first..(first + group as u64).min(count);
-                hash_group(file, parts, size, part_size, &engines)
+                hash_group(&source, parts, size, part_size, &engines)
             })
             .collect::<io::Result<_>>()?;
+        if mapping.is_some_and(|mapping| mapping.was_truncated()) {
+            return Err(changed_error());
+        }
         return Ok(hashed.into_iter().flatten().collect());
     }
     (0..count)
@@ -122,7 +155,7 @@ impl GroupState {
 /// Parts read in step and hashed side by side; a part shorter than the others (the last one)
 /// is hashed on its own.
 fn hash_group(
-    file: &File,
+    source: &Source,
     parts: Range<u64>,
     size: u64,
     part_size: u64,
@@ -135,17 +168,19 @@ fn hash_group(
         .iter()
         .take_while(|(s, e)| e - s == part_size)
         .count();
-    let mut results = hash_in_step(file, &ranges[..full], part_size, engines)?;
+    let mut results = hash_in_step(source, &ranges[..full], part_size, engines)?;
     let algorithms: Vec<Algorithm> = engines.iter().map(|engine| engine.algorithm).collect();
     for &(start, end) in &ranges[full..] {
-        results.push(hash_range(file, start, end, &algorithms)?);
+        results.push(hash_range(source.file, start, end, &algorithms)?);
     }
     Ok(results)
 }
 
-/// Parts of exactly `part_size` bytes, read piece by piece in step.
+/// Parts of exactly `part_size` bytes, taken piece by piece in step: from the mapping, whose
+/// pages are dropped once the group is hashed (resident memory stays at the groups in hand,
+/// and each core tears down its own), or read.
 fn hash_in_step(
-    file: &File,
+    source: &Source,
     ranges: &[(u64, u64)],
     part_size: u64,
     engines: &[&Engine],
@@ -157,23 +192,36 @@ fn hash_in_step(
         .iter()
         .map(|engine| GroupState::new(engine, ranges.len()))
         .collect();
-    let mut buffers: Vec<Vec<u8>> = ranges
-        .iter()
-        .map(|_| vec![0u8; STEP_PIECE.min(part_size as usize)])
-        .collect();
+    let mut buffers: Vec<Vec<u8>> = match source.mapping {
+        Some(_) => Vec::new(),
+        None => ranges
+            .iter()
+            .map(|_| vec![0u8; STEP_PIECE.min(part_size as usize)])
+            .collect(),
+    };
     let mut offset = 0u64;
     loop {
         // STEP_PIECE is whole blocks, so only the last piece can end in a partial block.
         let want = STEP_PIECE.min((part_size - offset) as usize);
-        for (buffer, &(start, _)) in buffers.iter_mut().zip(ranges) {
-            file.read_exact_at(&mut buffer[..want], start + offset)
-                .map_err(|e| match e.kind() {
-                    io::ErrorKind::UnexpectedEof => crate::io::read::changed_error(),
-                    _ => e,
-                })?;
-        }
+        let pieces: Vec<&[u8]> = match source.mapping {
+            Some(mapping) => ranges
+                .iter()
+                .map(|&(start, _)| &mapping.bytes()[(start + offset) as usize..][..want])
+                .collect(),
+            None => {
+                for (buffer, &(start, _)) in buffers.iter_mut().zip(ranges) {
+                    source
+                        .file
+                        .read_exact_at(&mut buffer[..want], start + offset)
+                        .map_err(|e| match e.kind() {
+                            io::ErrorKind::UnexpectedEof => changed_error(),
+                            _ => e,
+                        })?;
+                }
+                buffers.iter().map(|buffer| &buffer[..want]).collect()
+            }
+        };
         offset += want as u64;
-        let pieces: Vec<&[u8]> = buffers.iter().map(|buffer| &buffer[..want]).collect();
         if offset < part_size {
             for state in &mut states {
                 state.update(&pieces);
@@ -184,6 +232,11 @@ fn hash_in_step(
             .into_iter()
             .map(|state| state.finish(&pieces))
             .collect();
+        if let Some(mapping) = source.mapping {
+            for &(start, end) in ranges {
+                mapping.release(start as usize..end as usize);
+            }
+        }
         return Ok((0..ranges.len())
             .map(|index| PartDigest {
                 digests: by_engine.iter().map(|digests| digests[index]).collect(),
@@ -214,7 +267,7 @@ fn hash_range(
     while at < end {
         let want = ((end - at) as usize).min(buffer.len());
         let read = match file.read_at(&mut buffer[..want], at) {
-            Ok(0) => return Err(crate::io::read::changed_error()),
+            Ok(0) => return Err(changed_error()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),

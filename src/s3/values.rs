@@ -88,7 +88,7 @@ pub(crate) fn compute_all(
             whole(uploads, &hashed, &digests, size, want_etag)
         }
         Some(Upload::Multipart { part_size, .. }) => {
-            let parts = hash_parts(&file, size, part_size, &hashed)?;
+            let parts = hash_parts(&file, size, part_size, &hashed, read)?;
             let etag = want_etag.then(|| {
                 let md5 = position(&hashed, Algorithm::Md5);
                 let md5s: Vec<Digest> = parts.iter().map(|p| p.digests[md5]).collect();
