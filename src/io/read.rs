@@ -58,6 +58,17 @@ pub enum MmapChoice {
     Never,
 }
 
+impl MmapChoice {
+    /// Whether a regular file of `len` bytes is mapped whole (a mapping needs a byte).
+    pub(crate) fn maps(self, len: u64) -> bool {
+        match self {
+            MmapChoice::Never => false,
+            MmapChoice::Always => len > 0,
+            MmapChoice::Auto => len >= MAP_THRESHOLD,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
     pub mmap: MmapChoice,
@@ -501,12 +512,13 @@ pub(crate) fn hash_file_with<H: Hashing>(
         return hashing.reader(file);
     }
     let len = before.len();
-    let map = match options.mmap {
-        MmapChoice::Never => false,
-        MmapChoice::Always => true,
-        MmapChoice::Auto => len >= MAP_THRESHOLD,
-    };
-    let output = match map.then(|| Mapping::new(&file, len)).transpose()?.flatten() {
+    let output = match options
+        .mmap
+        .maps(len)
+        .then(|| Mapping::new(&file, len))
+        .transpose()?
+        .flatten()
+    {
         Some(mapping) => {
             let output = hashing.mapping(&mapping, options);
             if mapping.was_truncated() {

@@ -32,14 +32,6 @@ pub(crate) fn each_length_to_4161_and_3_mib(mut check: impl FnMut(&[u8])) {
     }
 }
 
-/// `len` bytes of a fixed pattern, for inputs too long to make with [`Random`] quickly.
-#[cfg(target_arch = "x86_64")]
-fn pattern(len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
-        .collect()
-}
-
 // The checks every one-stream kernel of ours (x86-64 only) passes against its reference crate.
 // `hash` feeds a fresh state the pieces given, in order, and returns its digest.
 
@@ -50,7 +42,7 @@ pub(crate) fn every_length_in_one_and_two_pieces(
     hash: impl Fn(&[&[u8]]) -> Vec<u8>,
     expected: impl Fn(&[u8]) -> Vec<u8>,
 ) {
-    let data = pattern(4161 + 64);
+    let data = data(4161 + 64);
     for len in 0..=4161 {
         let offset = (len * 7) % 64;
         let input = &data[offset..offset + len];
@@ -106,7 +98,7 @@ pub(crate) fn thirty_three_mebibytes(
     hash: impl Fn(&[&[u8]]) -> Vec<u8>,
     expected: impl Fn(&[u8]) -> Vec<u8>,
 ) {
-    let data = pattern(33 * 1024 * 1024 + 13);
+    let data = data(33 * 1024 * 1024 + 13);
     let expected = expected(&data);
     assert_eq!(hash(&[&data]), expected);
     let pieces: Vec<&[u8]> = data.chunks(1024 * 1024 + 7).collect();

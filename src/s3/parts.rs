@@ -13,7 +13,7 @@
 //! against 351 read, so that path reads.
 
 use crate::io::mapped::Mapping;
-use crate::io::read::{changed_error, MmapChoice, ReadOptions, MAP_THRESHOLD};
+use crate::io::read::{changed_error, ReadOptions};
 use crate::kernels::engine::{self, Engine, Stepped};
 use crate::kernels::{Algorithm, Digest, Hasher};
 use std::fs::File;
@@ -56,12 +56,7 @@ pub(crate) fn hash_parts(
     let count = part_count(size, part_size);
     let engines: Vec<&Engine> = algorithms.iter().map(|&a| engine::chosen(a)).collect();
     if let Some(group) = group_size(count, &engines) {
-        let map = match read.mmap {
-            MmapChoice::Never => false,
-            MmapChoice::Always => size > 0,
-            MmapChoice::Auto => size >= MAP_THRESHOLD,
-        };
-        let mapping = match map {
+        let mapping = match read.mmap.maps(size) {
             true => Mapping::new(file, size)?,
             false => None,
         };
