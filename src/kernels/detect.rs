@@ -22,6 +22,9 @@ pub struct Capabilities {
     pub avx512vl: bool,
     pub avx512bw: bool,
     pub vpclmulqdq: bool,
+    /// BMI1 and BMI2 (`andn`, `rorx`): the scalar rounds of our one-stream SHA-512.
+    pub bmi1: bool,
+    pub bmi2: bool,
     pub neon: bool,
     pub arm_sha2: bool,
     pub arm_sha512: bool,
@@ -50,6 +53,8 @@ impl Capabilities {
             avx512vl: is_x86_feature_detected!("avx512vl"),
             avx512bw: is_x86_feature_detected!("avx512bw"),
             vpclmulqdq: is_x86_feature_detected!("vpclmulqdq"),
+            bmi1: is_x86_feature_detected!("bmi1"),
+            bmi2: is_x86_feature_detected!("bmi2"),
             ..Capabilities::default()
         }
     }
@@ -101,6 +106,8 @@ impl Capabilities {
             (self.avx512vl, "avx512vl"),
             (self.avx512bw, "avx512bw"),
             (self.vpclmulqdq, "vpclmulqdq"),
+            (self.bmi1, "bmi1"),
+            (self.bmi2, "bmi2"),
             (self.neon, "neon"),
             (self.arm_sha2, "sha2"),
             (self.arm_sha512, "sha512"),
@@ -355,6 +362,12 @@ mod tests {
             ours(Kernel::Avx2, Kernel::Portable)
         );
         caps.avx512bw = true;
+        // Our SHA-384/512 engine needs BMI1 and BMI2 besides, for the rounds of one stream.
+        for algorithm in [Algorithm::Sha512, Algorithm::Sha384] {
+            assert_ne!(kernel(algorithm, &caps), Kernel::Avx512, "{algorithm}");
+        }
+        caps.bmi1 = true;
+        caps.bmi2 = true;
         for algorithm in [
             Algorithm::Md5,
             Algorithm::Sha1,

@@ -112,25 +112,24 @@ macro_rules! sha_avx512 {
 }
 
 /// SHA-384/512 eight files side by side on AVX-512; a message alone on our rounds with an
-/// AVX-512 schedule (`sha512_avx512`), or ring where the CPU lacks BMI2.
+/// AVX-512 schedule (`sha512_avx512`), which also needs BMI1 and BMI2. Every CPU with AVX-512
+/// has them, but a hypervisor may hide them: then this engine is not chosen, and ring is.
 macro_rules! sha512_avx512 {
-    ($algorithm:expr, $variant:expr, $portable:expr, $ring:expr) => {
+    ($algorithm:expr, $variant:expr, $portable:expr) => {
         lane_engine!(
-            $algorithm, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
+            $algorithm, Kernel::Avx512,
+            runs_on: |caps| avx512(caps) && caps.bmi1 && caps.bmi2,
+            preferred_on: always,
+            needs: "AVX-512F, BW and VL, BMI1 and BMI2",
             describe: |_| {
                 "fasthash, AVX-512: 8 files side by side (one alone: BMI2 rounds, AVX-512 schedule)"
                     .into()
             },
-            streaming: || match sha512_avx512::with_avx512($portable) {
-                Some(state) => Box::new(state),
-                None => Box::new(ring::digest::Context::new(&$ring)),
-            },
-            one_shot: |data| match sha512_avx512::with_avx512($portable) {
-                Some(mut state) => {
-                    state.update(data);
-                    Digest::from_slice(&state.finalize())
-                }
-                None => Digest::from_slice(ring::digest::digest(&$ring, data).as_ref()),
+            streaming: || Box::new(sha512_avx512::with_avx512($portable)),
+            one_shot: |data| {
+                let mut state = sha512_avx512::with_avx512($portable);
+                state.update(data);
+                Digest::from_slice(&state.finalize())
             },
             lanes: 8 x Avx512x8, sha2::Sha512, $variant
         )
@@ -140,18 +139,8 @@ macro_rules! sha512_avx512 {
 pub(super) static ENGINES: &[Engine] = &[
     sha_avx512!(Algorithm::Sha256, alone: sha2::Sha256, lanes: sha2::Sha256, sha2::SHA256),
     sha_avx512!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
-    sha512_avx512!(
-        Algorithm::Sha512,
-        sha2::SHA512,
-        sha512(),
-        ::ring::digest::SHA512
-    ),
-    sha512_avx512!(
-        Algorithm::Sha384,
-        sha2::SHA384,
-        sha384(),
-        ::ring::digest::SHA384
-    ),
+    sha512_avx512!(Algorithm::Sha512, sha2::SHA512, sha512()),
+    sha512_avx512!(Algorithm::Sha384, sha2::SHA384, sha384()),
     sha_avx512!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
     lane_engine!(
         Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
