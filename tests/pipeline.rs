@@ -281,9 +281,10 @@ fn procfs_files_and_fifos_are_read_as_streams() {
     );
 }
 
-/// Starts fasthash on a sparse file big enough to take a while, truncates the file under it,
-/// and expects the file reported as changed (exit 1, no signal) and the other file correct.
-fn truncated_while_hashed(mmap_flag: &str) {
+/// Starts fasthash with `options` on a sparse file big enough to take a while, truncates the
+/// file under it, and expects the file reported as changed (exit 1, no signal) and the other
+/// file's line as `small_line` says.
+fn truncated_while_hashed(options: &[&str], small_line: impl Fn(&Path) -> String) {
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big");
     File::create(&big)
@@ -293,7 +294,9 @@ fn truncated_while_hashed(mmap_flag: &str) {
     fs::write(dir.path().join("small"), b"small").unwrap();
     let started = Instant::now();
     let child = fasthash(dir.path())
-        .args(["-j", "1", "-a", "sha256", mmap_flag, "big", "small"])
+        .args(["-j", "1"])
+        .args(options)
+        .args(["big", "small"])
         .spawn();
     std::thread::sleep(Duration::from_millis(300));
     File::options()
@@ -310,7 +313,7 @@ fn truncated_while_hashed(mmap_flag: &str) {
     assert_eq!(
         output.status.code(),
         Some(1),
-        "{mmap_flag}: killed by a signal or wrong status: {:?} {}",
+        "{options:?}: killed by a signal or wrong status: {:?} {}",
         output.status,
         text(&output.stderr)
     );
@@ -318,20 +321,44 @@ fn truncated_while_hashed(mmap_flag: &str) {
         text(&output.stderr),
         "fasthash: big: file changed as we read it\n"
     );
-    assert_eq!(
-        text(&output.stdout),
-        format!("{}  small\n", hash(Algorithm::Sha256, b"small").to_hex())
-    );
+    assert_eq!(text(&output.stdout), small_line(dir.path()));
+}
+
+fn sha256_line(_: &Path) -> String {
+    format!("{}  small\n", hash(Algorithm::Sha256, b"small").to_hex())
 }
 
 #[test]
 fn a_file_truncated_while_mapped_is_reported_not_fatal() {
-    truncated_while_hashed("--mmap");
+    truncated_while_hashed(&["-a", "sha256", "--mmap"], sha256_line);
 }
 
 #[test]
 fn a_file_truncated_while_read_is_reported() {
-    truncated_while_hashed("--no-mmap");
+    truncated_while_hashed(&["-a", "sha256", "--no-mmap"], sha256_line);
+}
+
+/// The same while the parts of an S3 multipart upload are hashed, with the ETag's part MD5s:
+/// mapped (parts side by side in lanes, where the engines have them) and read. The small
+/// file's line is what the same options print for it alone.
+#[test]
+fn a_file_truncated_while_its_s3_parts_are_hashed_is_reported() {
+    for mmap in ["--mmap", "--no-mmap"] {
+        let options = [
+            "-a",
+            "sha256",
+            "--s3",
+            "--etag",
+            "--part-size",
+            "8388608",
+            mmap,
+        ];
+        truncated_while_hashed(&options, |dir| {
+            let alone = fasthash(dir).args(options).arg("small").output();
+            assert!(alone.status.success(), "{}", text(&alone.stderr));
+            text(&alone.stdout)
+        });
+    }
 }
 
 #[test]

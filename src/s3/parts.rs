@@ -231,6 +231,10 @@ fn hash_in_step(
             for &(start, end) in ranges {
                 mapping.release(start as usize..end as usize);
             }
+            // A file that shrank reads as zeros from here on: stop now, not at the end.
+            if mapping.was_truncated() {
+                return Err(changed_error());
+            }
         }
         return Ok((0..ranges.len())
             .map(|index| PartDigest {
