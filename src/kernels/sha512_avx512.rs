@@ -18,8 +18,8 @@
 //! faster than ring, which therefore stays on CPUs without AVX-512.
 //!
 //! x86-64 only, on CPUs with AVX-512F, BW and VL, BMI1 and BMI2: [`with_avx512`] leaves the
-//! portable block function in place elsewhere. The buffering and padding are the portable kernel's (`sha2_portable`); the sha2
-//! crate is the tests' reference.
+//! portable block function in place elsewhere. The buffering and padding are the portable
+//! kernel's (`sha2_portable`); the sha2 crate is the tests' reference.
 
 use super::sha2_portable::sha512::{Sha512Family, K};
 use std::arch::x86_64::*;
