@@ -43,7 +43,7 @@ pub(crate) fn bar(state: &BarState, columns: usize) -> Vec<u8> {
     } else {
         0.0
     };
-    let bytes_per_second = state.done_bytes as f64 / state.seconds.max(1e-9);
+    let bytes_per_second = units::per_second(state.done_bytes, state.seconds);
     // Each field with whether it may give way to the name: (text, droppable order).
     let graph = known.then(|| {
         let filled = (fraction * BAR_CELLS as f64) as usize;

@@ -11,10 +11,15 @@ pub(crate) fn bytes(count: u64) -> String {
     scaled(count as f64, "B")
 }
 
-/// `845.20 MB/s`, `2.45 GB/s`: `count` bytes over `seconds` (a run too quick to time counts as
-/// a nanosecond, so the rate stays a number).
+/// `845.20 MB/s`, `2.45 GB/s`: `count` bytes over `seconds`.
 pub(crate) fn rate(count: u64, seconds: f64) -> String {
-    scaled(count as f64 / seconds.max(1e-9), "B/s")
+    scaled(per_second(count, seconds), "B/s")
+}
+
+/// `count` over `seconds`; a run too quick to time counts as a nanosecond, so the rate stays a
+/// number.
+pub(crate) fn per_second(count: u64, seconds: f64) -> f64 {
+    count as f64 / seconds.max(1e-9)
 }
 
 fn scaled(value: f64, unit: &str) -> String {
