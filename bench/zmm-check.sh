@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks that the AVX-512 code in a fasthash binary really runs on ZMM registers: for every
 # function compiled for the AVX-512 tier (the lane kernels' entry points, XXH3's 512-bit
-# stripe loop, SHA-512's one-stream kernel), counts its instructions that name a ZMM register, and its calls to intrinsics
-# or lane operations (one that failed to inline would be such a call, and slow). Exits 1 if no
-# such function is found, or one uses no ZMM register or calls a lane operation.
+# stripe loop, SHA-512's one-stream kernel), counts its instructions that name a ZMM register,
+# and its calls to intrinsics or lane operations (one that failed to inline would be such a
+# call, and slow). Exits 1 if no such function is found, or one uses no ZMM register or calls a
+# lane operation.
 #
 #   bench/zmm-check.sh [BINARY]     (default: target/release/fasthash, built if missing)
 set -euo pipefail
