@@ -14,6 +14,7 @@ use crate::format::status::{
     write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus, Listed,
     ManifestSummary, Summary,
 };
+use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
 use crate::io::Input;
@@ -373,11 +374,9 @@ fn check_batch(
     reporter: &Reporter,
 ) -> io::Result<()> {
     // Standard input named twice is read in order; batches run one after another.
-    let threads = if must_run_in_order(items.iter().filter_map(|i| i.target.as_ref())) {
-        1
-    } else {
-        check.run.threads
-    };
+    let stages = check.run.stages(must_run_in_order(
+        items.iter().filter_map(|i| i.target.as_ref()),
+    ));
     // Runs of lines as long as a hashing batch of the first line's algorithm (one line where
     // its engine has no lanes): a run's files of one algorithm go through the lanes together,
     // as `-r` hashes them.
@@ -388,11 +387,14 @@ fn check_batch(
             _ => None,
         })
         .unwrap_or(1);
+    // A run's files are held open together: as many as the descriptor budget allows.
+    let batch = crate::io::descriptors::batch_size(batch);
     let mut write_result = Ok(());
     for_each_ordered(
         items.chunks(batch),
-        threads,
-        |run| verify_run(run, &check.run.read),
+        stages,
+        |run| open_ahead(&targets(run), check.run.read.mmap),
+        |run, ahead| verify_run(run, ahead, &check.run.read),
         |_, run, outcomes| {
             for (item, outcome) in run.iter().zip(outcomes) {
                 let result = report_line(check, manifest, item, outcome, tally, out, reporter);
@@ -410,7 +412,17 @@ fn check_batch(
 /// Verifies a run of lines: the files of the lines of each algorithm hashed together (side by
 /// side where the engine has lanes); a line that did not match is then tried under its
 /// fallbacks one by one, as [`verify`] does.
-fn verify_run(run: &[Item], options: &ReadOptions) -> Vec<Outcome> {
+fn verify_run(run: &[Item], mut ahead: Ahead, options: &ReadOptions) -> Vec<Outcome> {
+    // `ahead` holds the run's targets in order: each line's place among them.
+    let places: Vec<Option<usize>> = run
+        .iter()
+        .scan(0, |next, item| {
+            Some(item.target.as_ref().map(|_| {
+                *next += 1;
+                *next - 1
+            }))
+        })
+        .collect();
     let mut outcomes: Vec<Option<Outcome>> = run.iter().map(|_| None).collect();
     let mut algorithms: Vec<Algorithm> = Vec::new();
     for item in run {
@@ -433,7 +445,8 @@ fn verify_run(run: &[Item], options: &ReadOptions) -> Vec<Outcome> {
             })
             .collect();
         let inputs: Vec<&Input> = lines.iter().map(|(_, _, input)| *input).collect();
-        let digests = hash_inputs(&inputs, algorithm, options);
+        let opened = ahead.part(lines.iter().map(|(index, _, _)| places[*index]));
+        let digests = hash_inputs(&inputs, opened, algorithm, options);
         for ((index, entry, input), digest) in lines.into_iter().zip(digests) {
             let verdict = match digest {
                 Ok(digest) if digest == entry.expected => Ok(Some(algorithm)),
@@ -447,6 +460,11 @@ fn verify_run(run: &[Item], options: &ReadOptions) -> Vec<Outcome> {
         .into_iter()
         .map(|outcome| outcome.unwrap_or(Outcome::NotChecked))
         .collect()
+}
+
+/// The files a run of lines names, in order.
+fn targets(run: &[Item]) -> Vec<&Input> {
+    run.iter().filter_map(|item| item.target.as_ref()).collect()
 }
 
 /// One manifest line that counts: what it says, and the file it names.

@@ -290,6 +290,12 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
+    /// Files opened and read ahead of the hashing threads at once, each by a reader thread of
+    /// its own: the reads kept in flight on a cold disk or a network file system (default: 32,
+    /// or twice the threads when more)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub readers: Option<u16>,
+
     /// Hash the files under directories, recursively (sorted by name, hidden files included)
     #[arg(short = 'r', long)]
     pub recursive: bool,

@@ -6,7 +6,7 @@ use crate::cli::{B3sumCli, Cli, GnuParse, Invocation, Personality};
 use crate::error::Error;
 use crate::format::manifest::Retag;
 use crate::format::{DigestEncoding, LineStyle};
-use crate::io::parallel::default_threads;
+use crate::io::parallel::{default_readers, default_threads, Stages};
 use crate::io::progress::ProgressChoice;
 use crate::io::read::{MmapChoice, ReadOptions};
 use crate::io::shard::Shard;
@@ -54,6 +54,8 @@ pub enum Mode {
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     pub threads: usize,
+    /// `--readers`: files opened and read ahead of the hashing threads at once.
+    pub readers: usize,
     pub read: ReadOptions,
     /// `--debug`: name the kernels on standard error before hashing.
     pub debug: bool,
@@ -61,6 +63,23 @@ pub struct RunSettings {
     pub cache: Option<PathBuf>,
     /// `--stats`: a closing line of counts, bytes, time and rate.
     pub stats: bool,
+}
+
+impl RunSettings {
+    /// The pipeline's threads: one reader and one hashing thread (all of it on the caller's
+    /// thread, item after item) when the inputs must be read in order.
+    pub fn stages(&self, in_order: bool) -> Stages {
+        match in_order {
+            true => Stages {
+                threads: 1,
+                readers: 1,
+            },
+            false => Stages {
+                threads: self.threads,
+                readers: self.readers,
+            },
+        }
+    }
 }
 
 /// The files to hash: operands expanded by the walk, or the names of a list.
@@ -402,6 +421,10 @@ impl Mode {
         let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
         let run = RunSettings {
             threads,
+            readers: cli
+                .readers
+                .map(usize::from)
+                .unwrap_or_else(|| default_readers(threads)),
             read: ReadOptions {
                 mmap: match (cli.mmap, cli.no_mmap) {
                     (true, _) => MmapChoice::Always,
@@ -617,6 +640,7 @@ fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<()
     ]);
     let reading_option = first_given(&[
         (cli.threads.is_some(), "--threads"),
+        (cli.readers.is_some(), "--readers"),
         (cli.mmap, "--mmap"),
         (cli.no_mmap, "--no-mmap"),
     ]);

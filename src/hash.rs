@@ -8,6 +8,7 @@ use crate::format::hash_json::write_hash_object;
 use crate::format::line::write_digest_line;
 use crate::format::messages::Message;
 use crate::io::multi::{self, Several};
+use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::progress::Progress;
 use crate::io::read::hash_inputs;
@@ -44,8 +45,8 @@ pub fn run(
             shard(),
             out,
             reporter,
-            crate::kernels::engine::chosen(algorithm).batch_size(),
-            |inputs| hash_inputs(inputs, algorithm, &hash.run.read),
+            Batches::read_ahead(crate::kernels::engine::chosen(algorithm).batch_size()),
+            |inputs, ahead| hash_inputs(inputs, ahead, algorithm, &hash.run.read),
             // No size: only JSON prints it, and JSON takes the other arm.
             |out, input, digest| write_record(out, hash, input, 0, &[digest]),
         ),
@@ -58,8 +59,8 @@ pub fn run(
                 shard(),
                 out,
                 reporter,
-                several.batch_size(),
-                |inputs| multi::hash_inputs(inputs, &several, &hash.run.read),
+                Batches::read_ahead(several.batch_size()),
+                |inputs, ahead| multi::hash_inputs(inputs, ahead, &several, &hash.run.read),
                 |out, input, hashed| write_record(out, hash, input, hashed.size, &hashed.digests),
             )
         }
@@ -104,8 +105,12 @@ pub fn run_s3(
         None,
         out,
         reporter,
-        1,
-        |inputs| {
+        // S3's values open and read each file themselves, in parts.
+        Batches {
+            size: 1,
+            read_ahead: false,
+        },
+        |inputs, _| {
             inputs
                 .iter()
                 .map(|input| s3::values::for_input(input, &values.options, &values.run.read))
@@ -124,9 +129,27 @@ pub fn run_s3(
     )
 }
 
-/// Expands the inputs, runs `work` on batches of up to `batch` of them in parallel (one result
-/// per input), and hands the results to `write` in input order; failures are reported in place
-/// and make the exit status 1. Returns the status and what was hashed or failed, for `--stats`.
+/// How `drive` cuts the inputs into batches, and whether readers open and read them ahead.
+struct Batches {
+    /// Inputs in a batch at most.
+    size: usize,
+    read_ahead: bool,
+}
+
+impl Batches {
+    fn read_ahead(size: usize) -> Batches {
+        Batches {
+            size,
+            read_ahead: true,
+        }
+    }
+}
+
+/// Expands the inputs, opens and reads batches of up to `batch` of them ahead on the readers
+/// ([`crate::io::open`]), runs `work` on each batch and what was read of it on the hashing
+/// threads (one result per input), and hands the results to `write` in input order; failures
+/// are reported in place and make the exit status 1. Returns the status and what was hashed or
+/// failed, for `--stats`.
 #[allow(clippy::too_many_arguments)]
 fn drive<T: Send>(
     files: &Files,
@@ -134,8 +157,8 @@ fn drive<T: Send>(
     shard: Option<Sharding>,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
-    batch: usize,
-    work: impl Fn(&[&Input]) -> Vec<io::Result<T>> + Sync,
+    batch: Batches,
+    work: impl Fn(&[&Input], Ahead) -> Vec<io::Result<T>> + Sync,
     mut write: impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()> + Send,
 ) -> (ExitStatus, Counts) {
     let mut status = ExitStatus::Success;
@@ -153,11 +176,7 @@ fn drive<T: Send>(
             }
         },
     };
-    let threads = if must_run_in_order(&inputs) {
-        1
-    } else {
-        run.threads
-    };
+    let stages = run.stages(must_run_in_order(&inputs));
     let progress = Progress::start(files.progress, &inputs, &files.walk);
     let mut write_failed = None;
     let mut tasks: Box<dyn Iterator<Item = Task> + Send> = match shard {
@@ -178,23 +197,27 @@ fn drive<T: Send>(
             Box::new(chosen.into_iter())
         }
     };
+    // A batch's files are held open together: as many as the descriptor budget allows.
+    let size = match batch.read_ahead {
+        true => crate::io::descriptors::batch_size(batch.size),
+        false => batch.size,
+    };
     let batches = std::iter::from_fn(move || {
-        let batch: Vec<Task> = tasks.by_ref().take(batch.max(1)).collect();
+        let batch: Vec<Task> = tasks.by_ref().take(size).collect();
         (!batch.is_empty()).then_some(batch)
     });
+    let mmap = run.read.mmap;
     for_each_ordered(
         batches,
-        threads,
-        |tasks| {
-            let inputs: Vec<&Input> = tasks
-                .iter()
-                .filter_map(|task| match task {
-                    Task::Hash(input) => Some(input),
-                    Task::Fail { .. } | Task::Skip { .. } => None,
-                })
-                .collect();
+        stages,
+        |tasks| match batch.read_ahead {
+            true => open_ahead(&hashed_inputs(tasks), mmap),
+            false => Ahead::nothing(tasks.len()),
+        },
+        |tasks, ahead| {
+            let inputs = hashed_inputs(tasks);
             progress.hashing(&inputs);
-            let mut results = work(&inputs).into_iter();
+            let mut results = work(&inputs, ahead).into_iter();
             tasks
                 .iter()
                 .map(|task| match task {
@@ -252,6 +275,17 @@ fn drive<T: Send>(
         Err(e) => reporter.output_failed(e, status),
     };
     (status, counts)
+}
+
+/// The inputs of a batch of tasks that are to be hashed.
+fn hashed_inputs(tasks: &[Task]) -> Vec<&Input> {
+    tasks
+        .iter()
+        .filter_map(|task| match task {
+            Task::Hash(input) => Some(input),
+            Task::Fail { .. } | Task::Skip { .. } => None,
+        })
+        .collect()
 }
 
 /// `--shard`: the part of the inputs to hash, and its manifest's header line.

@@ -87,6 +87,7 @@ fn run_over_files(
     work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> (ExitStatus, Counts),
 ) -> ExitStatus {
     io::parallel::configure_threads(settings.threads);
+    io::descriptors::prepare();
     if settings.debug {
         // Check mode learns its algorithms line by line, so it names them all.
         let algorithms: Vec<_> = config

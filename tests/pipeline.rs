@@ -3,13 +3,13 @@
 
 mod common;
 
-use common::{fasthash, make_fifo, program, random_bytes, text, write_file};
+use common::{fasthash, make_fifo, pattern, program, random_bytes, repo_path, text, write_file};
 use fasthash::io::read::{hash_file, MmapChoice, ReadOptions};
 use fasthash::kernels::{hash, Algorithm};
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Around the read paths' edges: empty, one buffer, the mapping threshold, window multiples.
@@ -77,11 +77,22 @@ fn recursion_hashes_every_file_in_the_same_order_for_any_thread_count() {
         let one = fasthash(dir.path())
             .args(["-r", "-j", "1", "-a", algorithm, "."])
             .output();
-        let many = fasthash(dir.path())
-            .args(["-r", "-j", "8", "-a", algorithm, "."])
-            .output();
         assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
-        assert_eq!(one.stdout, many.stdout, "{algorithm}: -j 1 and -j 8 differ");
+        // One reader and one thread: everything on one thread, file after file.
+        for stages in [
+            &["-j", "8"][..],
+            &["-j", "1", "--readers", "1"],
+            &["-j", "3", "--readers", "2"],
+        ] {
+            let many = fasthash(dir.path())
+                .args(stages)
+                .args(["-r", "-a", algorithm, "."])
+                .output();
+            assert_eq!(
+                one.stdout, many.stdout,
+                "{algorithm}: -j 1 and {stages:?} differ"
+            );
+        }
         let lines: Vec<String> = text(&one.stdout).lines().map(str::to_string).collect();
         assert_eq!(lines.len(), files.len());
         // Every file once, with its own digest.
@@ -122,6 +133,7 @@ fn files_side_by_side_read_or_mapped_give_their_own_digests() {
             .collect();
         for flags in [
             &["-j", "1"][..],
+            &["-j", "1", "--readers", "1"],
             &["-j", "2"],
             &["-j", "8"],
             &["-j", "1", "--mmap"],
@@ -396,4 +408,194 @@ fn names_are_bytes_under_recursion() {
         .arg(Path::new(".").join(name))
         .output();
     assert_eq!(ours.stdout, theirs.stdout);
+}
+
+/// However low the descriptor limit and however many threads, no file is lost: a batch takes
+/// its descriptors from a budget sized to the limit, and an open that finds none free waits
+/// for one. Run in a child whose shell lowered `ulimit -n` (soft and hard) to 64, beside 64
+/// hashing threads that would hold 16 files each for the lanes.
+#[test]
+fn a_low_descriptor_limit_loses_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..3000 {
+        let content = random_bytes(100 + index % 7000, index as u64);
+        write_file(
+            dir.path(),
+            format!("tree/d{:02}/f{index:04}", index % 30),
+            content,
+        );
+    }
+    for algorithm in ["sha256", "md5", "xxh3", "blake3"] {
+        let unlimited = fasthash(dir.path())
+            .args(["-r", "-a", algorithm, "tree"])
+            .output();
+        assert_eq!(unlimited.status.code(), Some(0));
+        assert_eq!(text(&unlimited.stdout).lines().count(), 3000);
+        for limit in ["64", "16"] {
+            let limited = fasthash(dir.path())
+                .shell(&format!("ulimit -n {limit};"), "")
+                .args(["-r", "-j", "64", "-a", algorithm, "tree"])
+                .output();
+            let what = format!("{algorithm}, ulimit -n {limit}");
+            assert_eq!(text(&limited.stderr), "", "{what}");
+            assert_eq!(limited.status.code(), Some(0), "{what}");
+            assert_eq!(limited.stdout, unlimited.stdout, "{what}");
+        }
+        fs::write(dir.path().join("SUMS"), &unlimited.stdout).unwrap();
+        let checked = fasthash(dir.path())
+            .shell("ulimit -n 64;", "")
+            .args(["-j", "64", "-a", algorithm, "-c", "SUMS"])
+            .output();
+        assert_eq!(text(&checked.stderr), "", "{algorithm} -c");
+        assert_eq!(checked.status.code(), Some(0), "{algorithm} -c");
+        let statuses = text(&checked.stdout);
+        assert_eq!(statuses.lines().count(), 3000);
+        assert!(statuses.lines().all(|line| line.ends_with(": OK")));
+    }
+}
+
+/// Files read through a file system that answers each open and read 2 ms late, as a network
+/// one does (the FUSE fixture tests/fixtures/slowfs.py), hash as they do where they lie: with
+/// the default threads and readers, with one thread, and with everything on one thread, every
+/// line is the one hashing the source prints.
+#[test]
+fn files_through_a_high_latency_file_system_hash_as_on_disk() {
+    let Some(fixture) = SlowFs::available() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..200 {
+        // Sizes about 4 KiB, not all equal, in a few directories, as a small-file tree has; and
+        // one larger file, read in windows asked for ahead.
+        let content = pattern(4000 + index * 3, 7, index);
+        write_file(
+            dir.path(),
+            format!("source/d{}/f{index:03}", index % 4),
+            content,
+        );
+    }
+    write_file(
+        dir.path(),
+        "source/large",
+        random_bytes(5 * 1024 * 1024 + 3, 5),
+    );
+    let on_disk = fasthash(dir.path())
+        .args(["-r", "-a", "sha256", "source"])
+        .output();
+    assert_eq!(on_disk.status.code(), Some(0), "{}", text(&on_disk.stderr));
+    let expected: Vec<String> = text(&on_disk.stdout)
+        .lines()
+        .map(|line| line.replacen("  source/", "  mount/", 1))
+        .collect();
+    assert_eq!(expected.len(), 201);
+
+    for stages in [&[][..], &["-j", "1"], &["-j", "1", "--readers", "1"]] {
+        // A mount a run: a new mount has nothing cached, so every read reaches the fixture.
+        let mount = fixture.mount(&dir.path().join("source"), &dir.path().join("mount"), 2);
+        let output = fasthash(dir.path())
+            .args(stages)
+            .args(["-r", "-a", "sha256", "mount"])
+            .output();
+        drop(mount);
+        let what = format!("through FUSE, {stages:?}");
+        assert_eq!(text(&output.stderr), "", "{what}: stderr");
+        assert_eq!(output.status.code(), Some(0), "{what}: exit code");
+        let stdout = text(&output.stdout);
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            expected,
+            "{what}: lines"
+        );
+    }
+}
+
+/// What the FUSE fixture needs: /dev/fuse, fusermount (Debian's fuse3) and python3 with PyPI's
+/// fusepy (which loads Debian's libfuse2).
+struct SlowFs {
+    python: PathBuf,
+    fusermount: PathBuf,
+}
+
+impl SlowFs {
+    /// The fixture's needs when all are met; otherwise the test says why it skips, or fails
+    /// when FASTHASH_REQUIRE_PEERS is set (CI installs them).
+    fn available() -> Option<SlowFs> {
+        let missing = |why: &str| -> Option<SlowFs> {
+            if std::env::var_os("FASTHASH_REQUIRE_PEERS").is_some() {
+                panic!("the FUSE fixture is required (FASTHASH_REQUIRE_PEERS) but {why}");
+            }
+            eprintln!("skipped: {why}");
+            None
+        };
+        if !Path::new("/dev/fuse").exists() {
+            return missing("/dev/fuse is missing");
+        }
+        let Some(fusermount) = on_path("fusermount3").or_else(|| on_path("fusermount")) else {
+            return missing("fusermount is not installed (Debian's fuse3)");
+        };
+        let Some(python) = on_path("python3") else {
+            return missing("python3 is not installed");
+        };
+        // Another package installs a module named `fuse` too: ask for fusepy's own names.
+        let probe = program(&python, Path::new("/"))
+            .args(["-c", "from fuse import FUSE, Operations"])
+            .output();
+        if !probe.status.success() {
+            return missing("fusepy is not installed (pip install fusepy; it needs libfuse2)");
+        }
+        Some(SlowFs { python, fusermount })
+    }
+
+    /// Mounts `source` at `point` (made if missing) with every read and open `delay_ms` late;
+    /// the fixture returns once the mount is in place.
+    fn mount(&self, source: &Path, point: &Path, delay_ms: u32) -> Mounted {
+        std::fs::create_dir_all(point).unwrap();
+        let mounted = program(&self.python, Path::new("/"))
+            .arg(repo_path("tests/fixtures/slowfs.py"))
+            .arg(source)
+            .arg(point)
+            .args(["--delay-ms", &delay_ms.to_string()])
+            .output();
+        assert!(
+            mounted.status.success(),
+            "slowfs.py could not mount {}: {}",
+            point.display(),
+            text(&mounted.stderr)
+        );
+        Mounted {
+            point: point.to_path_buf(),
+            fusermount: self.fusermount.clone(),
+        }
+    }
+}
+
+/// A mount of the fixture, unmounted when dropped (a test that fails too), before the
+/// temporary directory holding it goes; the fixture's daemon exits once unmounted.
+struct Mounted {
+    point: PathBuf,
+    fusermount: PathBuf,
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let unmount = |lazy: bool| {
+            let mut run = program(&self.fusermount, Path::new("/")).arg("-u");
+            if lazy {
+                run = run.arg("-z");
+            }
+            matches!(run.arg(&self.point).try_output(), Ok(output) if output.status.success())
+        };
+        // Still busy (a child of a failed run holding a file): detach it now, freed when idle.
+        if !unmount(false) && !unmount(true) {
+            eprintln!("could not unmount {}", self.point.display());
+        }
+    }
+}
+
+/// A program on PATH, found without saying anything (`peer` reports each name it misses).
+fn on_path(program: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
 }

@@ -19,12 +19,12 @@ pub(crate) fn is_too_long(error: &io::Error) -> bool {
 }
 
 /// Opens a file for reading: the ordinary way, or component by component when the path is
-/// too long for one call.
+/// too long for one call; when the process is out of descriptors, once one is free.
 pub(crate) fn open_file(path: &Path) -> io::Result<File> {
-    match File::open(path) {
+    super::descriptors::retrying(|| match File::open(path) {
         Err(error) if is_too_long(&error) => open(path, Opening::Read),
         other => other,
-    }
+    })
 }
 
 /// Opens a directory as a place to create, rename and remove files by name: for that, not

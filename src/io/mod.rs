@@ -1,9 +1,14 @@
-//! Everything that touches files: naming inputs (`walk`: `-r`, filters, name lists), reading
-//! them (`read`, `mapped`), hashing many of them in parallel with results handed back in input
-//! order (`parallel`), and the progress bar (`progress`).
+//! Everything that touches files, in the order one run meets them: naming inputs (`walk`: `-r`,
+//! filters, name lists), opening and reading them ahead on reader threads within a descriptor
+//! budget (`open`, `descriptors`), hashing them on the hashing threads (`read`, `mapped`,
+//! `multi`), results handed back in input order (`parallel`, which runs the stages), and the
+//! progress bar (`progress`).
 //!
 //! How a file is read, and why (figures from the reference machine, 2 cores, hot page cache,
 //! 1 GiB file; `read.rs` has the details and `cargo bench --bench read` reproduces them):
+//! - up to 64 KiB, by a reader, in one `pread`, closed at once: the hashing thread gets its
+//!   bytes; larger files are opened by a reader and asked of the device ahead
+//!   (`POSIX_FADV_WILLNEED`, the first 8 MiB; a mapping asks two windows ahead as it goes);
 //! - under 4 MiB, `read(2)` into a 256 KiB per-thread buffer; a file that fits is read in one
 //!   call and hashed from the buffer (four system calls a file in all); where an engine has
 //!   lanes and a batch keeps them busy, each lane pulls its file 64 KiB at a time into a window
@@ -16,10 +21,12 @@
 //! - never mapped: standard input, pipes, devices, and size-0 files such as those in `/proc`.
 
 pub mod cache;
+pub(crate) mod descriptors;
 pub mod lines;
 pub mod long_paths;
 pub mod mapped;
 pub mod multi;
+pub(crate) mod open;
 pub mod parallel;
 pub mod progress;
 pub mod read;

@@ -13,9 +13,10 @@
 
 use super::cache::Cache;
 use super::mapped::Mapping;
+use super::open::Ahead;
 use super::read::{
     changed, changed_error, count, feed_mapping, feed_reader, finish_batch, hash_each, in_order,
-    open_batch, Batch, Hashing, MmapChoice, ReadOptions,
+    open_batch, Batch, Hashing, MmapChoice, ReadOptions, Source,
 };
 use super::Input;
 use crate::kernels::{engine, Algorithm, Digest, Hasher};
@@ -144,10 +145,11 @@ const BATCH_MEMORY: u64 = 32 * 1024 * 1024;
 /// the pool, as [`super::read::hash_input_with`] does.
 pub(crate) fn hash_inputs(
     inputs: &[&Input],
+    mut ahead: Ahead,
     several: &Several,
     options: &ReadOptions,
 ) -> Vec<io::Result<Hashed>> {
-    if let Some(results) = in_order(inputs, several, options) {
+    if let Some(results) = in_order(inputs, &mut ahead, several, options) {
         return results;
     }
     let Batch {
@@ -155,11 +157,20 @@ pub(crate) fn hash_inputs(
         mut states,
         opened,
         mut alone,
-    } = open_batch(inputs, several);
+    } = open_batch(inputs, &mut ahead, several);
     // Small files read whole: their place and their bytes.
     let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
-    for (index, file, small) in opened {
+    for (index, source, small) in opened {
+        let file = match source {
+            // Read whole by the open stage already.
+            Source::Bytes(bytes) => {
+                held += bytes.len() as u64;
+                loaded.push((index, bytes));
+                continue;
+            }
+            Source::File(file) => file,
+        };
         // `--mmap`: every file mapped, none read whole.
         match small.filter(|_| held < BATCH_MEMORY && options.mmap != MmapChoice::Always) {
             Some(before) => match read_whole(&file, &before) {
@@ -175,7 +186,7 @@ pub(crate) fn hash_inputs(
                 }
                 Err(error) => results[index] = Some(Err(error)),
             },
-            None => alone.push((index, Some(file))),
+            None => alone.push((index, Some(Source::File(file)))),
         }
     }
     let (from_memory, hashed) = rayon::join(

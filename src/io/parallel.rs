@@ -1,16 +1,20 @@
-//! Hashing many inputs on a rayon pool while one writer receives the results in input order.
+//! The pipeline every run that reads files goes through: readers open and read ahead, a
+//! pool of hashing threads hashes, one writer receives the results in input order.
 //!
-//! Workers pull items from a (possibly lazy) iterator, so a directory walk feeds the pool as it
-//! goes; results that finish early wait in a map until their turn comes, so output is the same
-//! whatever the thread count, and starts as soon as the first input is done. Everything runs inside a pool of exactly the
-//! requested size, so `-j 1` also keeps a single file's CRC or BLAKE3 on one thread.
+//! Readers (`--readers`, 32 by default) take the next item from a (possibly lazy) iterator, so
+//! a directory walk feeds them as it goes, and do its reading ([`super::open`]): on a cold disk
+//! or a network file system each waits on the device while the others' requests are in
+//! flight. They hand the item to rayon's pool (`-j`, one thread per core), which hashes;
+//! results that finish early wait in a map until their turn comes, so output is the same
+//! whatever the thread counts, and starts as soon as the first input is done. The pool has
+//! exactly the requested size, so `-j 1` also keeps a single file's CRC or BLAKE3 on one
+//! thread; at most `readers + 2 * threads` items are between being taken and being hashed.
 
 use super::Input;
-use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// Whether a list of inputs must be read in order on one thread: standard input can be read
 /// only once, so a list naming it twice runs sequentially, as coreutils reads it.
@@ -18,57 +22,179 @@ pub fn must_run_in_order<'a>(inputs: impl IntoIterator<Item = &'a Input>) -> boo
     inputs.into_iter().filter(|i| **i == Input::Stdin).count() > 1
 }
 
-/// Runs `work` on every item, on the global rayon pool (sized by [`configure_threads`]), or on
-/// the caller's thread alone when `threads` is 1, and calls `deliver` with each item and its
-/// result in item order. `deliver` returning `Break` stops the remaining work early.
-pub fn for_each_ordered<I, T, W, D>(
+/// The two kinds of thread a run has: readers, each opening and reading (or asking the device
+/// for) the next item's files, and the hashing pool (rayon's, `-j`). Reads in flight are then
+/// as many as readers, whatever `-j` says: a cold disk or a network file system is kept busy
+/// while hashing stays one thread per core.
+#[derive(Clone, Copy, Debug)]
+pub struct Stages {
+    /// Hashing threads (`-j`).
+    pub threads: usize,
+    /// Items read ahead at once (`--readers`).
+    pub readers: usize,
+}
+
+/// Runs `read` on every item on the readers, then `work` on the item and what `read` gave on
+/// the hashing pool (sized by [`configure_threads`]), and calls `deliver` with each item and
+/// its result in item order. `deliver` returning `Break` stops the remaining work early. With
+/// one reader and one hashing thread, all of it runs on the caller's thread, item after item.
+pub fn for_each_ordered<I, P, T, R, W, D>(
     items: impl Iterator<Item = I> + Send,
-    threads: usize,
+    stages: Stages,
+    read: R,
     work: W,
     mut deliver: D,
 ) where
     I: Send,
+    P: Send,
     T: Send,
-    W: Fn(&I) -> T + Sync,
+    R: Fn(&I) -> P + Sync,
+    W: Fn(&I, P) -> T + Sync,
     D: FnMut(usize, I, T) -> ControlFlow<()> + Send,
 {
-    if threads <= 1 {
+    if stages.threads <= 1 && stages.readers <= 1 {
         for (index, item) in items.enumerate() {
-            let result = work(&item);
+            let result = work(&item, read(&item));
             if deliver(index, item, result).is_break() {
                 return;
             }
         }
         return;
     }
-
-    // No writer thread: whichever worker finishes the next item in order delivers it, and every
-    // ready item after it, under one lock. A separate writer woke up once per file, and on
-    // 20,000 small files those wake-ups cost more than the hashing.
-    let cancelled = AtomicBool::new(false);
-    let state = Mutex::new(Reorder {
-        pending: BTreeMap::new(),
-        next: 0,
-        deliver,
-    });
-    items
-        .take_while(|_| !cancelled.load(Ordering::Relaxed))
-        .enumerate()
-        .par_bridge()
-        .for_each(|(index, item)| {
-            if cancelled.load(Ordering::Relaxed) {
-                return;
-            }
-            let result = work(&item);
-            let mut state = state
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if cancelled.load(Ordering::Relaxed) {
-                return;
-            }
-            state.pending.insert(index, (item, result));
-            state.deliver_ready(&cancelled);
+    let pipeline = Pipeline {
+        source: Mutex::new(items.enumerate()),
+        readers: stages.readers.max(1),
+        started: AtomicUsize::new(1),
+        ahead: Slots::new(stages.readers.max(1) + 2 * stages.threads.max(1)),
+        read,
+        work,
+        cancelled: AtomicBool::new(false),
+        // No writer thread: whichever hashing thread finishes the next item in order delivers
+        // it, and every ready item after it, under one lock. A separate writer woke up once
+        // per file, and on 20,000 small files those wake-ups cost more than the hashing.
+        reorder: Mutex::new(Reorder {
+            pending: BTreeMap::new(),
+            next: 0,
+            deliver,
+        }),
+    };
+    rayon::in_place_scope_fifo(|hashing| {
+        std::thread::scope(|threads| {
+            threads.spawn(|| pipeline.reader(threads, hashing));
         });
+    });
+}
+
+/// What the readers and the hashing jobs of one run share.
+struct Pipeline<S, R, W, Rd> {
+    /// The items, numbered; the walk behind them runs under this lock.
+    source: Mutex<S>,
+    readers: usize,
+    /// Readers started so far: each starts the next as it takes its first item, so a run of
+    /// one file starts two threads, not `readers`.
+    started: AtomicUsize,
+    /// Items taken and not yet hashed: bounds the files held open and the bytes held read.
+    ahead: Slots,
+    read: R,
+    work: W,
+    cancelled: AtomicBool,
+    reorder: Mutex<Rd>,
+}
+
+impl<I, P, T, S, R, W, D> Pipeline<S, R, W, Reorder<I, T, D>>
+where
+    I: Send,
+    P: Send,
+    T: Send,
+    S: Iterator<Item = (usize, I)> + Send,
+    R: Fn(&I) -> P + Sync,
+    W: Fn(&I, P) -> T + Sync,
+    D: FnMut(usize, I, T) -> ControlFlow<()> + Send,
+{
+    /// One reader: takes the next item, reads it, and hands it to the hashing pool, until the
+    /// items run out or delivery stops.
+    fn reader<'scope, 'env, 'run>(
+        &'run self,
+        threads: &'scope std::thread::Scope<'scope, 'env>,
+        hashing: &'env rayon::ScopeFifo<'run>,
+    ) where
+        'run: 'env,
+        I: 'run,
+        P: 'run,
+    {
+        loop {
+            self.ahead.take();
+            let next = if self.cancelled.load(Ordering::Relaxed) {
+                None
+            } else {
+                lock(&self.source).next()
+            };
+            let Some((index, item)) = next else {
+                self.ahead.give_back();
+                return;
+            };
+            if self.started.load(Ordering::Relaxed) < self.readers
+                && self.started.fetch_add(1, Ordering::Relaxed) < self.readers
+            {
+                threads.spawn(move || self.reader(threads, hashing));
+            }
+            let read = (self.read)(&item);
+            hashing.spawn_fifo(move |_| self.hash(index, item, read));
+        }
+    }
+
+    /// One item hashed on the pool, then delivered with every ready item after it.
+    fn hash(&self, index: usize, item: I, read: P) {
+        if self.cancelled.load(Ordering::Relaxed) {
+            self.ahead.give_back();
+            return;
+        }
+        let result = (self.work)(&item, read);
+        self.ahead.give_back();
+        let mut reorder = lock(&self.reorder);
+        if self.cancelled.load(Ordering::Relaxed) {
+            return;
+        }
+        reorder.pending.insert(index, (item, result));
+        reorder.deliver_ready(&self.cancelled);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A counting semaphore: at most `limit` items between being taken and being hashed.
+struct Slots {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Slots {
+    fn new(limit: usize) -> Slots {
+        Slots {
+            free: Mutex::new(limit),
+            freed: Condvar::new(),
+        }
+    }
+
+    fn take(&self) {
+        let mut free = lock(&self.free);
+        while *free == 0 {
+            free = self
+                .freed
+                .wait(free)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        *free -= 1;
+    }
+
+    fn give_back(&self) {
+        *lock(&self.free) += 1;
+        self.freed.notify_one();
+    }
 }
 
 struct Reorder<I, T, D> {
@@ -98,6 +224,13 @@ pub fn configure_threads(threads: usize) {
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build_global();
+}
+
+/// Readers when the user did not say: enough requests in flight for a solid-state disk or a
+/// network file system, and never fewer than the hashing threads they feed (in the page cache,
+/// the readers' system calls are most of the work on small files).
+pub fn default_readers(threads: usize) -> usize {
+    32.max(2 * threads)
 }
 
 /// The number of threads to use when the user did not say.

@@ -27,6 +27,7 @@
 
 use super::cache::Cache;
 use super::mapped::{Arena, Mapping};
+use super::open::{Ahead, Opened};
 use super::Input;
 use crate::kernels::engine::{self, Split};
 use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
@@ -45,6 +46,10 @@ pub const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 
 /// The unit of populating, hashing and releasing a mapping.
 const WINDOW: usize = 8 * 1024 * 1024;
+
+/// Windows asked of the device ahead of the one populated: on a cold disk they are read while
+/// it is hashed (`Mapping::ask_ahead`).
+const WINDOWS_ASKED_AHEAD: usize = 2;
 
 /// Whether to map files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -198,14 +203,16 @@ pub(crate) fn cached<H: Hashing>(cache: &Cache, path: &Path, hashing: &H) -> Opt
 
 /// Hashes several inputs, in order: regular files under [`MAP_THRESHOLD`] that keep the
 /// engine's lanes busy ([`crate::kernels::engine::Engine::side_by_side`]) are hashed side by
-/// side (sixteen at a time on AVX-512 for MD5, SHA-1 and SHA-256), each read a window at a time
-/// as its lane reaches it; everything else one by one on the pool, exactly as [`hash_input`].
-pub fn hash_inputs(
+/// side (sixteen at a time on AVX-512 for MD5, SHA-1 and SHA-256), each from the bytes the open
+/// stage read or read a window at a time as its lane reaches it; everything else one by one on
+/// the pool, exactly as [`hash_input`]. `ahead` is what the open stage did for each input.
+pub(crate) fn hash_inputs(
     inputs: &[&Input],
+    mut ahead: Ahead,
     algorithm: Algorithm,
     options: &ReadOptions,
 ) -> Vec<io::Result<Digest>> {
-    if let Some(results) = in_order(inputs, &algorithm, options) {
+    if let Some(results) = in_order(inputs, &mut ahead, &algorithm, options) {
         return results;
     }
     // Every path opened once, with the state of those small enough for the lanes; which of
@@ -217,7 +224,7 @@ pub fn hash_inputs(
         states,
         opened,
         mut alone,
-    } = open_batch(inputs, &algorithm);
+    } = open_batch(inputs, &mut ahead, &algorithm);
     let small_lengths: Vec<usize> = opened
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
@@ -226,19 +233,23 @@ pub fn hash_inputs(
     let shortest_mapped = shortest_mapped_beside(options);
     let mut arena = ARENA.with(|arena| arena.take());
     let mut side_by_side = Vec::new();
-    for (index, file, small) in opened {
+    for (index, source, small) in opened {
         match small.filter(|_| together.next() == Some(true)) {
             Some(before) => {
-                let mapped = shortest_mapped
-                    .filter(|&shortest| before.len() >= shortest)
-                    .and_then(|_| {
-                        arena
-                            .get_or_insert_with(Arena::new)
-                            .map(&file, before.len())
-                    });
-                side_by_side.push((index, file, before, mapped));
+                let mapped = match &source {
+                    Source::File(file) => shortest_mapped
+                        .filter(|&shortest| before.len() >= shortest)
+                        .and_then(|_| arena.get_or_insert_with(Arena::new).map(file, before.len())),
+                    Source::Bytes(_) => None,
+                };
+                side_by_side.push(LaneFile {
+                    index,
+                    source,
+                    before,
+                    mapped,
+                });
             }
-            None => alone.push((index, Some(file))),
+            None => alone.push((index, Some(source))),
         }
     }
     let files = Files {
@@ -252,30 +263,14 @@ pub fn hash_inputs(
         },
         || hash_each(alone, inputs, &algorithm, options),
     );
-    for (position, ((index, file, before, mapped), result)) in
-        files.files.iter().zip(pulled).enumerate()
-    {
-        results[*index] = Some(match result {
+    for (position, (lane_file, result)) in files.files.iter().zip(pulled).enumerate() {
+        results[lane_file.index] = Some(match result {
             Ok(_) if files.shrank_while_mapped(position) => Err(changed_error()),
-            // Read in one call (as much as a lane's window holds): there was no "while" to
-            // change during. Read in several, or mapped: the file must not have changed in
-            // between.
-            Ok(digest) if mapped.is_none() && before.len() <= engine::PULL_WINDOW as u64 => {
-                count(before.len() as usize);
-                Ok(digest)
-            }
-            Ok(digest) => match file.metadata() {
-                Ok(after) if changed(before, &after) => Err(changed_error()),
-                Ok(_) => {
-                    count(before.len() as usize);
-                    Ok(digest)
-                }
-                Err(error) => Err(error),
-            },
+            Ok(digest) => lane_file.unchanged().map(|()| digest),
             // Shorter than its size said (a file that shrank, one in /sys): the usual way,
             // from the start.
             Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
-                hash_input(inputs[*index], algorithm, options)
+                hash_input(inputs[lane_file.index], algorithm, options)
             }
             Err(error) => Err(error),
         });
@@ -292,6 +287,7 @@ pub fn hash_inputs(
 /// names it stays sequential), hashed one input after the other; None for any other batch.
 pub(crate) fn in_order<H: Hashing>(
     inputs: &[&Input],
+    ahead: &mut Ahead,
     hashing: &H,
     options: &ReadOptions,
 ) -> Option<Vec<io::Result<H::Output>>> {
@@ -299,9 +295,39 @@ pub(crate) fn in_order<H: Hashing>(
     sequential.then(|| {
         inputs
             .iter()
-            .map(|input| hash_input_with(input, hashing, options))
+            .enumerate()
+            .map(|(index, input)| match ahead.take(index) {
+                Some(opened) => hash_opened_ahead(opened?, hashing, options),
+                None => hash_input_with(input, hashing, options),
+            })
             .collect()
     })
+}
+
+/// One input the open stage opened or read: hashed from its bytes, or read from its file.
+fn hash_opened_ahead<H: Hashing>(
+    opened: Opened,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
+    match opened {
+        Opened::Read { bytes, .. } => Ok(hash_bytes(&bytes, hashing)),
+        Opened::Open(file) => hash_file_with(file, hashing, options),
+    }
+}
+
+/// A whole file read in one call: there was no "while" for it to change during.
+fn hash_bytes<H: Hashing>(bytes: &[u8], hashing: &H) -> H::Output {
+    count(bytes.len());
+    hashing.buffer(bytes)
+}
+
+/// Where a file of a batch is read from.
+pub(crate) enum Source {
+    /// Open: read by the hashing thread (or mapped).
+    File(File),
+    /// Read whole by the open stage.
+    Bytes(Vec<u8>),
 }
 
 /// A batch of paths once looked up in `--cache` and opened.
@@ -310,16 +336,21 @@ pub(crate) struct Batch<O> {
     pub results: Vec<Option<io::Result<O>>>,
     /// With `--cache`: each opened file's state before it is read, to remember it by.
     pub states: Vec<Option<Metadata>>,
-    /// Each opened file: its place, the file, and its state when small enough to be read
-    /// whole or by the lanes ([`open_with_small_size`]).
-    pub opened: Vec<(usize, File, Option<Metadata>)>,
+    /// Each opened file: its place, where it is read from, and its state when small enough to
+    /// be read whole or by the lanes ([`small_size`]).
+    pub opened: Vec<(usize, Source, Option<Metadata>)>,
     /// Inputs to be hashed the usual way ([`hash_each`]), with their file when it is open:
     /// at first those that are not paths (nothing opened).
-    pub alone: Vec<(usize, Option<File>)>,
+    pub alone: Vec<(usize, Option<Source>)>,
 }
 
-/// Every path of a batch taken from `--cache` or opened once.
-pub(crate) fn open_batch<H: Hashing>(inputs: &[&Input], hashing: &H) -> Batch<H::Output> {
+/// Every path of a batch taken from `--cache`, from what the open stage did (`ahead`), or
+/// opened once here.
+pub(crate) fn open_batch<H: Hashing>(
+    inputs: &[&Input],
+    ahead: &mut Ahead,
+    hashing: &H,
+) -> Batch<H::Output> {
     let cache = super::cache::active();
     let mut batch = Batch {
         results: inputs.iter().map(|_| None).collect(),
@@ -336,10 +367,24 @@ pub(crate) fn open_batch<H: Hashing>(inputs: &[&Input], hashing: &H) -> Batch<H:
             batch.results[index] = Some(Ok(output));
             continue;
         }
-        match open_with_small_size(path) {
-            Ok((file, small)) => {
+        let opened = match ahead.take(index) {
+            Some(Ok(Opened::Read { bytes, before })) => Ok((Source::Bytes(bytes), Some(before))),
+            Some(Ok(Opened::Open(file))) => {
+                small_size(&file).map(|small| (Source::File(file), small))
+            }
+            Some(Err(error)) => Err(error),
+            None => super::long_paths::open_file(path)
+                .and_then(|file| small_size(&file).map(|small| (Source::File(file), small))),
+        };
+        match opened {
+            Ok((source, small)) => {
                 if cache.is_some() {
-                    match small.clone().map_or_else(|| file.metadata(), Ok) {
+                    let state = match (&small, &source) {
+                        (Some(before), _) => Ok(before.clone()),
+                        (None, Source::File(file)) => file.metadata(),
+                        (None, Source::Bytes(_)) => unreachable!("bytes come with their state"),
+                    };
+                    match state {
                         Ok(before) => batch.states[index] = Some(before),
                         Err(error) => {
                             batch.results[index] = Some(Err(error));
@@ -347,7 +392,7 @@ pub(crate) fn open_batch<H: Hashing>(inputs: &[&Input], hashing: &H) -> Batch<H:
                         }
                     }
                 }
-                batch.opened.push((index, file, small))
+                batch.opened.push((index, source, small))
             }
             Err(error) => batch.results[index] = Some(Err(error)),
         }
@@ -358,7 +403,7 @@ pub(crate) fn open_batch<H: Hashing>(inputs: &[&Input], hashing: &H) -> Batch<H:
 /// The inputs of a batch hashed one by one on the pool, as [`hash_input_with`] does: each
 /// with its place in the batch, and its file when already opened (None: opened here).
 pub(crate) fn hash_each<H: Hashing>(
-    alone: Vec<(usize, Option<File>)>,
+    alone: Vec<(usize, Option<Source>)>,
     inputs: &[&Input],
     hashing: &H,
     options: &ReadOptions,
@@ -366,9 +411,10 @@ pub(crate) fn hash_each<H: Hashing>(
     use rayon::prelude::*;
     alone
         .into_par_iter()
-        .map(|(index, file)| {
-            let result = match file {
-                Some(file) => hash_file_with(file, hashing, options),
+        .map(|(index, source)| {
+            let result = match source {
+                Some(Source::File(file)) => hash_file_with(file, hashing, options),
+                Some(Source::Bytes(bytes)) => Ok(hash_bytes(&bytes, hashing)),
                 None => hash_input_with(inputs[index], hashing, options),
             };
             (index, result)
@@ -402,17 +448,45 @@ pub(crate) fn finish_batch<H: Hashing>(
         .collect()
 }
 
+/// A file a batch hashes side by side: its place in the batch, where it is read from, its
+/// state when opened, and its place in the arena when mapped.
+struct LaneFile {
+    index: usize,
+    source: Source,
+    before: Metadata,
+    mapped: Option<usize>,
+}
+
+impl LaneFile {
+    /// Ok when the file did not change while hashed. Read whole in one call (by the open stage,
+    /// or as much as a lane's window holds): there was no "while" to change during. Read in
+    /// several, or mapped: it must not have changed in between.
+    fn unchanged(&self) -> io::Result<()> {
+        let len = self.before.len();
+        match &self.source {
+            Source::File(file) if self.mapped.is_some() || len > engine::PULL_WINDOW as u64 => {
+                if changed(&self.before, &file.metadata()?) {
+                    return Err(changed_error());
+                }
+            }
+            Source::File(_) | Source::Bytes(_) => {}
+        }
+        count(len as usize);
+        Ok(())
+    }
+}
+
 /// The files a batch hashes side by side, pulled by the lanes as they reach them, or hashed in
-/// place where mapped: (input index, file, its state when opened, its place in the arena).
+/// place where mapped or already read.
 struct Files<'a> {
-    files: Vec<(usize, File, Metadata, Option<usize>)>,
+    files: Vec<LaneFile>,
     arena: Option<&'a Arena>,
 }
 
 impl Files<'_> {
     /// File `index`'s arena and place in it, when it is mapped.
     fn mapped(&self, index: usize) -> Option<(&Arena, usize)> {
-        Some((self.arena?, self.files[index].3?))
+        Some((self.arena?, self.files[index].mapped?))
     }
 
     /// Whether file `index` was mapped and lost pages while hashed.
@@ -428,17 +502,31 @@ impl engine::Pull for Files<'_> {
     }
 
     fn len(&self, index: usize) -> u64 {
-        self.files[index].2.len()
+        self.files[index].before.len()
     }
 
     fn whole(&self, index: usize) -> Option<&[u8]> {
+        if let Source::Bytes(bytes) = &self.files[index].source {
+            return Some(bytes);
+        }
         let (arena, place) = self.mapped(index)?;
         Some(arena.bytes(place))
     }
 
     fn read(&self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
-        self.files[index].1.read_exact_at(out, at)
+        match &self.files[index].source {
+            Source::File(file) => file.read_exact_at(out, at),
+            Source::Bytes(bytes) => {
+                let at = usize::try_from(at).unwrap_or(usize::MAX);
+                let piece = bytes
+                    .get(at..)
+                    .and_then(|rest| rest.get(..out.len()))
+                    .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+                out.copy_from_slice(piece);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -472,15 +560,13 @@ thread_local! {
     static ARENA: std::cell::Cell<Option<Arena>> = const { std::cell::Cell::new(None) };
 }
 
-/// A path of a batch, opened, with its state when it is a regular file under
-/// [`MAP_THRESHOLD`] that the lanes may take (read, or mapped into their arena); None for
-/// anything to be hashed the usual way: not a regular file, empty (as /proc files claim to
-/// be), or large.
-fn open_with_small_size(path: &Path) -> io::Result<(File, Option<Metadata>)> {
-    let file = super::long_paths::open_file(path)?;
+/// An opened file's state when it is a regular file under [`MAP_THRESHOLD`] that the lanes
+/// may take (read, or mapped into their arena); None for anything to be hashed the usual way:
+/// not a regular file, empty (as /proc files claim to be), or large.
+fn small_size(file: &File) -> io::Result<Option<Metadata>> {
     let metadata = file.metadata()?;
     let small = metadata.is_file() && metadata.len() > 0 && metadata.len() < MAP_THRESHOLD;
-    Ok((file, small.then_some(metadata)))
+    Ok(small.then_some(metadata))
 }
 
 /// One read(2), retried only when a signal interrupted it.
@@ -641,6 +727,7 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
         return;
     }
     mapping.advise_sequential();
+    mapping.ask_ahead(0..WINDOWS_ASKED_AHEAD * WINDOW);
     // Windows populated so far, and windows hashed so far.
     let populated = AtomicUsize::new(0);
     let hashed = AtomicUsize::new(0);
@@ -664,6 +751,8 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
                     release_hashed(&mut released);
                     std::thread::park_timeout(std::time::Duration::from_millis(1));
                 }
+                let ahead = window.start + WINDOWS_ASKED_AHEAD * WINDOW;
+                mapping.ask_ahead(ahead..ahead + WINDOW);
                 mapping.populate(window);
                 populated.store(index + 1, Ordering::Release);
                 release_hashed(&mut released);
@@ -700,22 +789,43 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     });
 }
 
+/// Windows hashed side by side at a time when a file is split (CRCs, BLAKE3): the next group
+/// is asked of the device while one is hashed.
+const GROUP: usize = 16 * WINDOW;
+
+/// A file's groups in order, each asked of the device one group ahead of its turn.
+fn groups_asked_ahead(mapping: &Mapping) -> impl Iterator<Item = Range<usize>> + '_ {
+    let len = mapping.len();
+    mapping.ask_ahead(0..GROUP);
+    (0..len.div_ceil(GROUP)).map(move |i| {
+        let group = i * GROUP..((i + 1) * GROUP).min(len);
+        mapping.ask_ahead(group.end..group.end + GROUP);
+        group
+    })
+}
+
 /// A CRC from windows hashed on every core, combined in order.
 fn crc_in_parallel(mapping: &Mapping, algorithm: Algorithm) -> Digest {
     use rayon::prelude::*;
     let bytes = mapping.bytes();
-    let pieces: Vec<(Digest, u64)> = windows(bytes.len())
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|window| {
-            let mut hasher = Hasher::new(algorithm);
-            hasher.update(&bytes[window.clone()]);
-            let digest = hasher.finalize();
-            count(window.len());
-            mapping.release(window.clone());
-            (digest, window.len() as u64)
-        })
-        .collect();
+    let mut pieces: Vec<(Digest, u64)> = Vec::new();
+    for group in groups_asked_ahead(mapping) {
+        let windows: Vec<Range<usize>> = windows(group.len())
+            .map(|window| group.start + window.start..group.start + window.end)
+            .collect();
+        let hashed: Vec<(Digest, u64)> = windows
+            .into_par_iter()
+            .map(|window| {
+                let mut hasher = Hasher::new(algorithm);
+                hasher.update(&bytes[window.clone()]);
+                let digest = hasher.finalize();
+                count(window.len());
+                mapping.release(window.clone());
+                (digest, window.len() as u64)
+            })
+            .collect();
+        pieces.extend(hashed);
+    }
     combine_crcs(algorithm, pieces)
 }
 
@@ -745,16 +855,12 @@ pub(crate) fn combine_crcs(
 /// BLAKE3's own parallel tree hashing (as b3sum does it), 128 MiB at a time so that pages are
 /// released behind it.
 fn blake3_in_parallel(mapping: &Mapping) -> Digest {
-    const GROUP: usize = 16 * WINDOW;
     let bytes = mapping.bytes();
     let mut hasher = blake3::Hasher::new();
-    let mut start = 0;
-    while start < bytes.len() {
-        let end = (start + GROUP).min(bytes.len());
-        hasher.update_rayon(&bytes[start..end]);
-        count(end - start);
-        mapping.release(start..end);
-        start = end;
+    for group in groups_asked_ahead(mapping) {
+        hasher.update_rayon(&bytes[group.clone()]);
+        count(group.len());
+        mapping.release(group);
     }
     Digest::from_slice(hasher.finalize().as_bytes())
 }
