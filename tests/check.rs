@@ -6,7 +6,7 @@ mod common;
 
 use common::{
     checkable_algorithms, fasthash, os_names, pattern, peer, program,
-    status_lines_as_coreutils_9_11, text, FASTHASH,
+    status_lines_as_coreutils_9_11, text, Charset, FASTHASH,
 };
 use std::ffi::OsString;
 use std::path::Path;
@@ -494,7 +494,10 @@ fn drop_in_names_check_exactly_as_coreutils() {
             let what = format!("sha256sum {args:?}");
             assert_eq!(
                 text(&mine.stdout),
-                text(&status_lines_as_coreutils_9_11(&theirs.stdout)),
+                text(&status_lines_as_coreutils_9_11(
+                    &theirs.stdout,
+                    Charset::Utf8
+                )),
                 "{what}: stdout"
             );
             assert_eq!(text(&mine.stderr), text(&theirs.stderr), "{what}: stderr");
@@ -503,7 +506,7 @@ fn drop_in_names_check_exactly_as_coreutils() {
             let (theirs, their_code) = merged(&real, &args);
             assert_eq!(
                 text(&mine),
-                text(&status_lines_as_coreutils_9_11(&theirs)),
+                text(&status_lines_as_coreutils_9_11(&theirs, Charset::Utf8)),
                 "{what}: merged order"
             );
             assert_eq!(my_code, their_code);
@@ -515,7 +518,10 @@ fn drop_in_names_check_exactly_as_coreutils() {
     let mine = by_name(ours, &args, b"");
     assert_eq!(
         text(&mine.stdout),
-        text(&status_lines_as_coreutils_9_11(&theirs.stdout))
+        text(&status_lines_as_coreutils_9_11(
+            &theirs.stdout,
+            Charset::Utf8
+        ))
     );
     assert_eq!(text(&mine.stderr), text(&theirs.stderr));
     assert_eq!(mine.status.code(), theirs.status.code());
@@ -524,7 +530,10 @@ fn drop_in_names_check_exactly_as_coreutils() {
         let mine = by_name(ours, &["-c", "-"], content.as_bytes());
         assert_eq!(
             text(&mine.stdout),
-            text(&status_lines_as_coreutils_9_11(&theirs.stdout)),
+            text(&status_lines_as_coreutils_9_11(
+                &theirs.stdout,
+                Charset::Utf8
+            )),
             "stdin {content:?}"
         );
         assert_eq!(

@@ -8,7 +8,7 @@ mod common;
 
 use common::{
     assert_same_output, fasthash, os, os_names, pattern, peer, program,
-    status_lines_as_coreutils_9_11, text, write_files,
+    status_lines_as_coreutils_9_11, text, write_files, Charset,
 };
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
@@ -77,7 +77,7 @@ fn same(dir: &Path, program_name: &str, args: &[OsString]) {
     let ours = run(Path::new(common::FASTHASH));
     // Status lines of -c as 9.11 quotes their names (9.1 escaped them otherwise).
     if args.iter().any(|a| a == "-c") {
-        theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout);
+        theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout, Charset::SingleByte);
     }
     assert_same_output(&format!("{program_name} {args:?}"), &ours, &theirs);
 }

@@ -10,6 +10,7 @@ pub use random::{random_bytes, SplitMix64};
 pub use run::{drop_in_dir, fasthash, peer, program, Run, FASTHASH};
 pub use vectors::*;
 
+pub use fasthash::format::locale::Charset;
 use fasthash::kernels::Algorithm;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -102,8 +103,9 @@ pub fn assert_same_stdout_and_status(what: &str, ours: &Output, theirs: &Output)
 /// coreutils 9.11 writes the names of status lines as its diagnostics write them; an older
 /// installed coreutils (9.1 in Debian 12 escapes only names holding a newline, with a leading
 /// backslash; 9.4 to 9.10 also those holding a backslash or CR) is compared after rewriting its
-/// status lines the 9.11 way, byte for byte.
-pub fn status_lines_as_coreutils_9_11(output: &[u8]) -> Vec<u8> {
+/// status lines the 9.11 way, byte for byte, for the locale it ran in (`charset`: what can be
+/// printed decides the quoting).
+pub fn status_lines_as_coreutils_9_11(output: &[u8], charset: Charset) -> Vec<u8> {
     let mut rewritten = Vec::new();
     for line in output.split_inclusive(|&b| b == b'\n') {
         let status = [&b": FAILED open or read\n"[..], b": FAILED\n", b": OK\n"]
@@ -117,7 +119,7 @@ pub fn status_lines_as_coreutils_9_11(output: &[u8]) -> Vec<u8> {
                         .expect("coreutils escapes names it can unescape"),
                     None => name.to_vec(),
                 };
-                rewritten.extend_from_slice(&fasthash::format::quote::quote_name(&raw));
+                rewritten.extend_from_slice(&fasthash::format::quote::quote_name_in(&raw, charset));
                 rewritten.extend_from_slice(status);
             }
             None => rewritten.extend_from_slice(line),
