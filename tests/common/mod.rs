@@ -82,6 +82,21 @@ pub fn checkable_algorithms() -> Vec<&'static str> {
         .collect()
 }
 
+/// The two locales the drop-in names are tested in: C, a single-byte locale where bytes above
+/// 0x7F are not printable, and C.UTF-8 (built into glibc since 2.35), with the charset
+/// fasthash should read from each.
+pub const LOCALES: [(&str, Charset); 2] = [("C", Charset::SingleByte), ("C.UTF-8", Charset::Utf8)];
+
+/// Asserts what a run wrote on standard output and error, byte for byte, and its exit status:
+/// for what a peer's source says it prints, where the peer is not installed or is older.
+pub fn assert_output(what: &str, output: &Output, stdout: &str, stderr: &str, code: i32) {
+    assert_eq!(text(&output.stdout), stdout, "{what}: stdout");
+    assert_eq!(output.stdout, stdout.as_bytes(), "{what}: stdout bytes");
+    assert_eq!(text(&output.stderr), stderr, "{what}: stderr");
+    assert_eq!(output.stderr, stderr.as_bytes(), "{what}: stderr bytes");
+    assert_eq!(output.status.code(), Some(code), "{what}: exit code");
+}
+
 /// Asserts that `ours` wrote what `theirs` wrote on standard output (as text first, for a
 /// readable difference, then byte for byte) and on standard error, and exited alike.
 pub fn assert_same_output(what: &str, ours: &Output, theirs: &Output) {
