@@ -741,14 +741,55 @@ mod tests {
     }
 
     #[test]
-    fn base64_digests() {
-        let e = entry(
-            sha256_only(),
-            b"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=  f",
-        );
-        assert_eq!(e.expected, hash(Algorithm::Sha256, b"hello"));
+    fn base64_digests_under_fasthash_and_cksum_only() {
+        let line = b"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=  f";
+        let fasthash = ParseOptions {
+            algorithm: Some(Algorithm::Sha256),
+            ..OPEN
+        };
+        // `cksum -a sha256 -c`: coreutils' rules, and base64.
+        let cksum = ParseOptions {
+            base64: true,
+            ..sha256_only()
+        };
+        for options in [fasthash, cksum] {
+            let e = entry(options, line);
+            assert_eq!(e.expected, hash(Algorithm::Sha256, b"hello"));
+        }
+        // sha256sum reads hex only, as coreutils builds it.
+        assert_eq!(outcome(sha256_only(), line), Line::Improper);
         let e = entry(OPEN, b"CRC64NVME (f) = jSnVw/bqjr4=");
         assert_eq!(e.expected, hash(Algorithm::Crc64Nvme, b"hello world"));
+    }
+
+    #[test]
+    fn the_layout_carries_to_the_next_manifest_under_coreutils_rules_only() {
+        let two_blanks = format!("{H}  f");
+        let one_blank = format!("{H} f");
+        // sha256sum: the first manifest's two-blank layout holds in the second.
+        let mut coreutils = LineParser::new(sha256_only());
+        assert!(matches!(
+            coreutils.parse(two_blanks.as_bytes()),
+            Line::Entry(_)
+        ));
+        coreutils.next_manifest(false);
+        assert_eq!(coreutils.parse(one_blank.as_bytes()), Line::Improper);
+        // fasthash: each manifest decides.
+        let mut fasthash = LineParser::new(OPEN);
+        assert!(matches!(
+            fasthash.parse(two_blanks.as_bytes()),
+            Line::Entry(_)
+        ));
+        assert_eq!(fasthash.parse(one_blank.as_bytes()), Line::Improper);
+        fasthash.next_manifest(false);
+        assert_eq!(entry_name(&mut fasthash, &one_blank), b"f");
+    }
+
+    fn entry_name(parser: &mut LineParser, line: &str) -> Vec<u8> {
+        match parser.parse(line.as_bytes()) {
+            Line::Entry(entry) => entry.name,
+            other => panic!("{line:?}: {other:?}"),
+        }
     }
 
     #[test]

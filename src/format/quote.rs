@@ -317,25 +317,24 @@ mod tests {
     // locale_quoting_style.
     #[test]
     fn option_arguments_are_quoted_by_the_locale() {
-        let tricky = "x\n\t\x01\x7fé\u{85}\u{2019}?{#~ z".as_bytes();
-        assert_eq!(
-            quote_arg_in(tricky, Charset::SingleByte),
-            "'x\\n\\t\\001\\177\\303\\251\\302\\205\\342\\200\\231?{#~ z'"
-        );
-        assert_eq!(
-            quote_arg_in(tricky, Charset::Utf8),
-            "\u{2018}x\\n\\t\\001\\177é\\302\\205\\\u{2019}?{#~ z\u{2019}"
-        );
-        let quotes = b"a\xffb\\c'";
-        assert_eq!(
-            quote_arg_in(quotes, Charset::SingleByte),
-            "'a\\377b\\\\c\\''"
-        );
-        assert_eq!(
-            quote_arg_in(quotes, Charset::Utf8),
-            "\u{2018}a\\377b\\\\c'\u{2019}"
-        );
-        assert_eq!(quote_arg_in(b"12", Charset::Utf8), "\u{2018}12\u{2019}");
-        assert_eq!(quote_arg_in(b"", Charset::SingleByte), "''");
+        // The argument, then as quoted in C, then in C.UTF-8.
+        let cases: [(&[u8], &str, &str); 4] = [
+            (
+                "x\n\t\x01\x7fé\u{85}\u{2019}?{#~ z".as_bytes(),
+                "'x\\n\\t\\001\\177\\303\\251\\302\\205\\342\\200\\231?{#~ z'",
+                "\u{2018}x\\n\\t\\001\\177é\\302\\205\\\u{2019}?{#~ z\u{2019}",
+            ),
+            (
+                b"a\xffb\\c'",
+                "'a\\377b\\\\c\\''",
+                "\u{2018}a\\377b\\\\c'\u{2019}",
+            ),
+            (b"12", "'12'", "\u{2018}12\u{2019}"),
+            (b"", "''", "\u{2018}\u{2019}"),
+        ];
+        for (arg, in_c, in_utf8) in cases {
+            assert_eq!(quote_arg_in(arg, Charset::SingleByte), in_c);
+            assert_eq!(quote_arg_in(arg, Charset::Utf8), in_utf8);
+        }
     }
 }
