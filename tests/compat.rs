@@ -121,92 +121,29 @@ fn drop_in_names_are_their_coreutils_program_including_errors() {
     }
 }
 
-/// Locale variables as a case sets them (`None`: not set), and the charset coreutils ends up
-/// with: `setlocale (LC_ALL, "")` reads LC_ALL, then LC_CTYPE, then LANG, the first set and not
-/// empty winning, and fails as a whole (leaving C) when any category names a locale that is
-/// not installed (`xx_XX.UTF-8` is installed nowhere).
-const LOCALE_CASES: &[([(&str, Option<&str>); 4], Charset)] = &[
+/// The variables that name the locale, in the order of [`LOCALE_CASES`]' values.
+const LOCALE_VARIABLES: [&str; 4] = ["LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LANG"];
+
+/// [`LOCALE_VARIABLES`] as a case sets them (`None`: not set), and the charset coreutils ends
+/// up with: `setlocale (LC_ALL, "")` reads LC_ALL, then LC_CTYPE, then LANG, the first set and
+/// not empty winning, and fails as a whole (leaving C) when any category names a locale that
+/// is not installed (`xx_XX.UTF-8` is installed nowhere).
+const LOCALE_CASES: &[([Option<&str>; 4], Charset)] = &[
+    ([Some("C"), None, None, None], Charset::SingleByte),
+    ([Some("C.UTF-8"), None, None, None], Charset::Utf8),
+    ([Some("C.utf8"), None, None, None], Charset::Utf8),
+    ([Some("xx_XX.UTF-8"), None, None, None], Charset::SingleByte),
+    ([None, None, None, Some("C.UTF-8")], Charset::Utf8),
     (
-        [
-            ("LC_ALL", Some("C")),
-            ("LC_CTYPE", None),
-            ("LC_MESSAGES", None),
-            ("LANG", None),
-        ],
+        [Some(""), Some("C"), None, Some("C.UTF-8")],
         Charset::SingleByte,
     ),
+    ([None, Some("C.UTF-8"), None, Some("C")], Charset::Utf8),
     (
-        [
-            ("LC_ALL", Some("C.UTF-8")),
-            ("LC_CTYPE", None),
-            ("LC_MESSAGES", None),
-            ("LANG", None),
-        ],
-        Charset::Utf8,
-    ),
-    (
-        [
-            ("LC_ALL", Some("C.utf8")),
-            ("LC_CTYPE", None),
-            ("LC_MESSAGES", None),
-            ("LANG", None),
-        ],
-        Charset::Utf8,
-    ),
-    (
-        [
-            ("LC_ALL", Some("xx_XX.UTF-8")),
-            ("LC_CTYPE", None),
-            ("LC_MESSAGES", None),
-            ("LANG", None),
-        ],
+        [None, Some("C.UTF-8"), Some("xx_XX.UTF-8"), None],
         Charset::SingleByte,
     ),
-    (
-        [
-            ("LC_ALL", None),
-            ("LC_CTYPE", None),
-            ("LC_MESSAGES", None),
-            ("LANG", Some("C.UTF-8")),
-        ],
-        Charset::Utf8,
-    ),
-    (
-        [
-            ("LC_ALL", Some("")),
-            ("LC_CTYPE", Some("C")),
-            ("LC_MESSAGES", None),
-            ("LANG", Some("C.UTF-8")),
-        ],
-        Charset::SingleByte,
-    ),
-    (
-        [
-            ("LC_ALL", None),
-            ("LC_CTYPE", Some("C.UTF-8")),
-            ("LC_MESSAGES", None),
-            ("LANG", Some("C")),
-        ],
-        Charset::Utf8,
-    ),
-    (
-        [
-            ("LC_ALL", None),
-            ("LC_CTYPE", Some("C.UTF-8")),
-            ("LC_MESSAGES", Some("xx_XX.UTF-8")),
-            ("LANG", None),
-        ],
-        Charset::SingleByte,
-    ),
-    (
-        [
-            ("LC_ALL", None),
-            ("LC_CTYPE", None),
-            ("LC_MESSAGES", None),
-            ("LANG", None),
-        ],
-        Charset::SingleByte,
-    ),
+    ([None, None, None, None], Charset::SingleByte),
 ];
 
 /// Names in md5sum's messages and `-c` status lines are quoted by the locale, as coreutils
@@ -243,7 +180,7 @@ fn names_in_messages_and_status_lines_follow_the_locale() {
         for (args, stdout, stderr) in expected {
             let run = |binary: &std::path::Path| {
                 let mut run = program(binary, dir.path()).called("md5sum").args(args);
-                for (variable, value) in vars {
+                for (variable, value) in LOCALE_VARIABLES.iter().zip(vars) {
                     run = match value {
                         Some(value) => run.env(variable, value),
                         None => run.env_remove(variable),
@@ -252,7 +189,8 @@ fn names_in_messages_and_status_lines_follow_the_locale() {
                 run.output()
             };
             let ours = run(std::path::Path::new(common::FASTHASH));
-            let what = format!("md5sum {args:?} with {vars:?}");
+            let settings: Vec<_> = LOCALE_VARIABLES.iter().zip(vars).collect();
+            let what = format!("md5sum {args:?} with {settings:?}");
             assert_output(&what, &ours, &stdout, &stderr, 1);
             if let Some(real) = &real {
                 let mut theirs = run(real);
