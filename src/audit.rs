@@ -63,6 +63,8 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 extensions: true,
                 manifest_is_stdin: *manifest == Input::Stdin,
                 any_length: false,
+                base64: true,
+                layout_per_manifest: true,
             });
             let mut line = 0;
             while let Some(text) = lines.read_line()? {

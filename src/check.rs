@@ -8,7 +8,7 @@
 
 use crate::config::{Check, CheckDialect, CheckOptions};
 use crate::error::{Error, ExitStatus};
-use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions};
+use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser};
 use crate::format::messages::Message;
 use crate::format::status::{
     write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus, Listed,
@@ -113,8 +113,11 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
     }
     let mut manifests: Vec<ManifestCheck> = Vec::new();
     let total = |manifests: &[ManifestCheck]| Tally::total(manifests.iter().map(|m| &m.tally));
+    // One parser for the run: what coreutils remembers from one manifest to the next, it does.
+    let mut parser =
+        LineParser::new(check.parse_options()).with_type_name(check.type_name, check.retag);
     for manifest in &check.manifests {
-        match check_manifest(check, manifest, out, reporter) {
+        match check_manifest(check, manifest, &mut parser, out, reporter) {
             Ok(checked) => manifests.push(checked),
             Err(e) => {
                 let status = reporter.output_failed(e, ExitStatus::Failure);
@@ -261,6 +264,7 @@ const BATCH_LINES: usize = 4096;
 fn check_manifest(
     check: &Check,
     manifest: &Input,
+    parser: &mut LineParser,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
 ) -> io::Result<ManifestCheck> {
@@ -292,13 +296,7 @@ fn check_manifest(
             return Ok(checked);
         }
     };
-    let mut parser = LineParser::new(ParseOptions {
-        algorithm: check.algorithm,
-        extensions,
-        manifest_is_stdin: *manifest == Input::Stdin,
-        any_length: check.any_length,
-    })
-    .with_type_name(check.type_name, check.retag);
+    parser.next_manifest(*manifest == Input::Stdin);
 
     let mut line_number = 0;
     let mut batch: Vec<Item> = Vec::new();
@@ -307,7 +305,7 @@ fn check_manifest(
             out.flush()?;
         }
         match lines.read_line() {
-            Ok(Some(text)) => batch.extend(item(check, &mut parser, &mut line_number, text)),
+            Ok(Some(text)) => batch.extend(item(check, parser, &mut line_number, text)),
             Ok(None) => break,
             Err(source) => {
                 checked.error = Some(crate::error::os_error_text(&source));
@@ -319,7 +317,7 @@ fn check_manifest(
             let Some(text) = lines.buffered_line() else {
                 break;
             };
-            batch.extend(item(check, &mut parser, &mut line_number, text));
+            batch.extend(item(check, parser, &mut line_number, text));
         }
         check_batch(check, manifest, &batch, &mut checked.tally, out, reporter)?;
         batch.clear();

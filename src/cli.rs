@@ -3,9 +3,11 @@
 
 use crate::error::Error;
 use crate::kernels::Algorithm;
+use clap::builder::TypedValueParser as _;
 use clap::{ArgAction, Parser};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 
 /// Which program the binary is being: itself, or one of the tools it replaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -805,7 +807,12 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
 #[command(name = "b3sum", version, about = "Print or check BLAKE3 checksums.")]
 pub struct B3sumCli {
     /// Files to hash, or checkfiles to check; none or - reads standard input
-    #[arg(value_name = "FILE")]
+    // b3sum takes its files as paths, and clap's path parser refuses an empty one (`a value is
+    // required for '[FILE]...'`, exit 2), so this parser does too, and keeps the bytes.
+    #[arg(
+        value_name = "FILE",
+        value_parser = clap::builder::PathBufValueParser::new().map(PathBuf::into_os_string)
+    )]
     pub files: Vec<OsString>,
     /// Keyed mode: the 32-byte key is read from standard input
     #[arg(long, requires = "files")]

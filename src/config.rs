@@ -4,7 +4,7 @@
 use crate::bench::BenchOptions;
 use crate::cli::{B3sumCli, Cli, GnuParse, Invocation, Personality};
 use crate::error::Error;
-use crate::format::manifest::Retag;
+use crate::format::manifest::{ParseOptions, Retag};
 use crate::format::{DigestEncoding, LineStyle};
 use crate::io::parallel::{default_readers, default_threads, Stages};
 use crate::io::progress::ProgressChoice;
@@ -143,6 +143,9 @@ pub struct Check {
     /// changes it line by line.
     pub type_name: Option<&'static str>,
     pub retag: Retag,
+    /// Digests may be written in base64: under fasthash's name and cksum's, not md5sum's,
+    /// sha*sum's or b2sum's (coreutils builds only cksum to read them).
+    pub base64_digests: bool,
     /// `--exclude`/`--include`: the listed files to check.
     pub filter: Filter,
     /// `--json`: the statuses and the summary as JSON objects, one a line.
@@ -172,6 +175,22 @@ pub struct VerifyS3 {
 pub struct Merge {
     pub shards: Vec<Input>,
     pub run: RunSettings,
+}
+
+impl Check {
+    /// How the run's manifest lines are read: by coreutils' rules under its names, with
+    /// fasthash's extensions under fasthash's (`format::manifest`).
+    pub(crate) fn parse_options(&self) -> ParseOptions {
+        let fasthash = self.dialect == CheckDialect::Fasthash;
+        ParseOptions {
+            algorithm: self.algorithm,
+            extensions: fasthash,
+            manifest_is_stdin: false,
+            any_length: self.any_length,
+            base64: self.base64_digests,
+            layout_per_manifest: fasthash,
+        }
+    }
 }
 
 impl Mode {
@@ -495,6 +514,14 @@ impl Mode {
                 any_length: dropin.as_ref().is_some_and(|d| d.any_length),
                 type_name,
                 retag,
+                base64_digests: matches!(
+                    personality,
+                    Personality::Fasthash
+                        | Personality::Coreutils {
+                            program: "cksum",
+                            ..
+                        }
+                ),
                 filter: walk.filter.clone(),
                 json: cli.json,
                 run,

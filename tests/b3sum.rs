@@ -154,3 +154,38 @@ fn b3sums_extended_options_and_errors_as_b3sum_prints_them() {
         );
     }
 }
+
+/// b3sum takes its FILE operands as paths (`file: Vec<PathBuf>` in b3sum 1.8.7's
+/// `src/main.rs`), and clap 4's path parser (`PathBufValueParser` in clap_builder's
+/// `value_parser.rs`) refuses an empty one as a usage error: its message, a blank line,
+/// clap's help hint, and exit status 2, whatever else the command line holds.
+#[test]
+fn an_empty_file_operand_is_refused_as_b3sum_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), b"a").unwrap();
+    let real = peer("b3sum");
+    let expected = "error: a value is required for '[FILE]...' but none was supplied\n\n\
+                    For more information, try '--help'.\n";
+    for (locale, _) in common::LOCALES {
+        for args in [
+            &["--", ""][..],
+            &["a", ""],
+            &["-c", ""],
+            &["-l", "8", ""],
+            &["--no-mmap", ""],
+        ] {
+            let run = |binary: &Path| {
+                b3sum(binary, dir.path())
+                    .env("LC_ALL", locale)
+                    .args(args)
+                    .output()
+            };
+            let ours = run(Path::new(FASTHASH));
+            let what = format!("LC_ALL={locale} b3sum {args:?}");
+            common::assert_output(&what, &ours, "", expected, 2);
+            if let Some(real) = &real {
+                common::assert_same_output(&what, &ours, &run(real));
+            }
+        }
+    }
+}

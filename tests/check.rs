@@ -6,7 +6,7 @@ mod common;
 
 use common::{
     checkable_algorithms, fasthash, os_names, pattern, peer, program,
-    status_lines_as_coreutils_9_11, text, FASTHASH,
+    status_lines_as_coreutils_9_11, text, Charset, FASTHASH,
 };
 use std::ffi::OsString;
 use std::path::Path;
@@ -494,7 +494,10 @@ fn drop_in_names_check_exactly_as_coreutils() {
             let what = format!("sha256sum {args:?}");
             assert_eq!(
                 text(&mine.stdout),
-                text(&status_lines_as_coreutils_9_11(&theirs.stdout)),
+                text(&status_lines_as_coreutils_9_11(
+                    &theirs.stdout,
+                    Charset::Utf8
+                )),
                 "{what}: stdout"
             );
             assert_eq!(text(&mine.stderr), text(&theirs.stderr), "{what}: stderr");
@@ -503,7 +506,7 @@ fn drop_in_names_check_exactly_as_coreutils() {
             let (theirs, their_code) = merged(&real, &args);
             assert_eq!(
                 text(&mine),
-                text(&status_lines_as_coreutils_9_11(&theirs)),
+                text(&status_lines_as_coreutils_9_11(&theirs, Charset::Utf8)),
                 "{what}: merged order"
             );
             assert_eq!(my_code, their_code);
@@ -515,7 +518,10 @@ fn drop_in_names_check_exactly_as_coreutils() {
     let mine = by_name(ours, &args, b"");
     assert_eq!(
         text(&mine.stdout),
-        text(&status_lines_as_coreutils_9_11(&theirs.stdout))
+        text(&status_lines_as_coreutils_9_11(
+            &theirs.stdout,
+            Charset::Utf8
+        ))
     );
     assert_eq!(text(&mine.stderr), text(&theirs.stderr));
     assert_eq!(mine.status.code(), theirs.status.code());
@@ -524,7 +530,10 @@ fn drop_in_names_check_exactly_as_coreutils() {
         let mine = by_name(ours, &["-c", "-"], content.as_bytes());
         assert_eq!(
             text(&mine.stdout),
-            text(&status_lines_as_coreutils_9_11(&theirs.stdout)),
+            text(&status_lines_as_coreutils_9_11(
+                &theirs.stdout,
+                Charset::Utf8
+            )),
             "stdin {content:?}"
         );
         assert_eq!(
@@ -614,5 +623,111 @@ fn b3sum_checks_as_b3sum_does() {
         assert_eq!(text(&mine.stderr), text(&theirs.stderr), "{what}: stderr");
         assert_eq!(mine.status.code(), theirs.status.code(), "{what}: exit");
         assert_eq!(text(&mine_merged), text(&theirs_merged), "{what}: merged");
+    }
+}
+
+/// Runs `name ARGS` (a drop-in name, or fasthash's own) in `dir` under `LC_ALL=locale`, as
+/// fasthash (`binary` None) or as the real program.
+fn run_as(binary: Option<&Path>, name: &str, dir: &Path, locale: &str, args: &[&str]) -> Output {
+    let run = program(binary.unwrap_or(Path::new(FASTHASH)), dir).env("LC_ALL", locale);
+    let run = if name == "fasthash" {
+        run
+    } else {
+        run.called(name)
+    };
+    run.args(args).output()
+}
+
+/// Only cksum reads base64 digests among coreutils' programs: `src/cksum.c` reads them in
+/// `valid_digits` (and counts their length in `split_3`) `#if HASH_ALGO_CKSUM`, so md5sum,
+/// sha*sum and b2sum find no properly formatted line in a base64 manifest. fasthash's own name
+/// reads them, as docs/check.md says. (coreutils 9.1's cksum reads no base64 at all: its
+/// answers are 9.11's, from that source.)
+#[test]
+fn only_cksum_and_fasthash_read_base64_digests() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("h"), b"abc").unwrap();
+    let md5_hex = common::rfc_1321_md5(b"abc");
+    let md5_base64 = base64::engine::general_purpose::STANDARD.encode(common::decode_hex(&md5_hex));
+    std::fs::write(dir.join("MD5_B64"), format!("{md5_base64}  h\n")).unwrap();
+    // Base64 of some BLAKE2b length (the issue's), and a line that is base64 of nothing.
+    std::fs::write(dir.join("B2_B64"), "mAAy  h\n").unwrap();
+    std::fs::write(dir.join("GARBAGE"), "more garbage\n").unwrap();
+    let no_lines = |name: &str, manifest: &str| {
+        format!("{name}: {manifest}: no properly formatted checksum lines found\n")
+    };
+    for (locale, _) in common::LOCALES {
+        let refused = [
+            ("b2sum", "B2_B64"),
+            ("b2sum", "GARBAGE"),
+            ("md5sum", "MD5_B64"),
+            ("sha256sum", "GARBAGE"),
+        ];
+        for (name, manifest) in refused {
+            let args = ["-c", manifest];
+            let ours = run_as(None, name, dir, locale, &args);
+            let what = format!("LC_ALL={locale} {name} -c {manifest}");
+            common::assert_output(&what, &ours, "", &no_lines(name, manifest), 1);
+            if let Some(real) = peer(name) {
+                let theirs = run_as(Some(&real), name, dir, locale, &args);
+                common::assert_same_output(&what, &ours, &theirs);
+            }
+        }
+        for (name, args) in [
+            ("cksum", &["-a", "md5", "-c", "MD5_B64"][..]),
+            ("fasthash", &["-a", "md5", "-c", "MD5_B64"]),
+            ("fasthash", &["-c", "MD5_B64"]),
+        ] {
+            let ours = run_as(None, name, dir, locale, args);
+            let what = format!("LC_ALL={locale} {name} {args:?}");
+            common::assert_output(&what, &ours, "h: OK\n", "", 0);
+        }
+    }
+}
+
+/// coreutils decides at the first untagged line of a run whether lines are `DIGEST  NAME` or
+/// the single-blank `DIGEST NAME`, and holds that over every manifest after (`bsd_reversed`,
+/// a static of `src/cksum.c`'s `split_3`, set once and never reset). fasthash's own name lets
+/// each manifest decide (docs/check.md).
+#[test]
+fn the_single_blank_layout_holds_across_manifests_under_coreutils_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("e"), b"").unwrap();
+    let empty_md5 = common::rfc_1321_md5(b"");
+    std::fs::write(dir.join("TWO_BLANKS"), format!("{empty_md5}  e\n")).unwrap();
+    std::fs::write(dir.join("ONE_BLANK"), format!("{empty_md5} e\n")).unwrap();
+    let real = peer("md5sum");
+    for (locale, charset) in common::LOCALES {
+        let cases: [(&[&str], &str, &str); 2] = [
+            (
+                &["-c", "TWO_BLANKS", "ONE_BLANK"],
+                "e: OK\n",
+                "md5sum: ONE_BLANK: no properly formatted checksum lines found\n",
+            ),
+            // The second manifest's `e` is then ` e`, after the first blank.
+            (
+                &["-c", "ONE_BLANK", "TWO_BLANKS"],
+                "e: OK\n' e': FAILED open or read\n",
+                "md5sum: ' e': No such file or directory\n\
+                 md5sum: WARNING: 1 listed file could not be read\n",
+            ),
+        ];
+        for (args, stdout, stderr) in cases {
+            let ours = run_as(None, "md5sum", dir, locale, args);
+            let what = format!("LC_ALL={locale} md5sum {args:?}");
+            common::assert_output(&what, &ours, stdout, stderr, 1);
+            if let Some(real) = &real {
+                let mut theirs = run_as(Some(real), "md5sum", dir, locale, args);
+                theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout, charset);
+                common::assert_same_output(&what, &ours, &theirs);
+            }
+            let mut own = vec!["-a", "md5"];
+            own.extend_from_slice(args);
+            let ours = run_as(None, "fasthash", dir, locale, &own);
+            common::assert_output(&format!("fasthash {own:?}"), &ours, "e: OK\ne: OK\n", "", 0);
+        }
     }
 }

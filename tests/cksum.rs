@@ -7,10 +7,11 @@
 mod common;
 
 use common::{
-    assert_same_output, fasthash, os, os_names, pattern, peer, program,
-    status_lines_as_coreutils_9_11, text, write_files,
+    assert_output, assert_same_output, fasthash, os, os_names, pattern, peer, program,
+    status_lines_as_coreutils_9_11, text, write_files, Charset,
 };
 use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 use std::process::Output;
 
@@ -77,7 +78,7 @@ fn same(dir: &Path, program_name: &str, args: &[OsString]) {
     let ours = run(Path::new(common::FASTHASH));
     // Status lines of -c as 9.11 quotes their names (9.1 escaped them otherwise).
     if args.iter().any(|a| a == "-c") {
-        theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout);
+        theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout, Charset::SingleByte);
     }
     assert_same_output(&format!("{program_name} {args:?}"), &ours, &theirs);
 }
@@ -613,4 +614,93 @@ fn a_directory_is_read_for_its_error() {
         "{stderr}"
     );
     assert_eq!(injected.status.code(), Some(1));
+}
+
+/// Option arguments in coreutils' messages are quoted by gnulib's `quote` (quotearg.c,
+/// `locale_quoting_style`; `gettext_quote` picks the marks): `‘12’` when the locale's charset
+/// is UTF-8, `'12'` otherwise, a backslash doubled, the closing mark escaped and bytes it cannot
+/// print as octal escapes. b2sum's lines are the same in 9.1 and 9.11, so they are compared
+/// with the installed b2sum too; cksum's list of `-a` names is 9.11's (`src/cksum.c`,
+/// `algorithm_args`, refused through gnulib's `argmatch_die`).
+#[test]
+fn option_arguments_are_quoted_as_the_locale_quotes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("f"), b"").unwrap();
+    let real_b2sum = peer("b2sum");
+    for (locale, charset) in common::LOCALES {
+        let q = |text: &str| match charset {
+            Charset::Utf8 => format!("\u{2018}{text}\u{2019}"),
+            Charset::SingleByte => format!("'{text}'"),
+        };
+        // `a\xffb\c'`: the byte escaped in both locales, the `'` only where it closes.
+        let odd_length = match charset {
+            Charset::Utf8 => "\u{2018}a\\377b\\\\c'\u{2019}".to_string(),
+            Charset::SingleByte => "'a\\377b\\\\c\\''".to_string(),
+        };
+        let b2sum_cases: [(Vec<OsString>, String); 3] = [
+            (
+                os(&["-l", "12", "f"]),
+                format!(
+                    "b2sum: invalid length: {}\nb2sum: length is not a multiple of 8\n",
+                    q("12")
+                ),
+            ),
+            (
+                os(&["-l", "1024", "f"]),
+                format!(
+                    "b2sum: invalid length: {}\nb2sum: maximum digest length for {} is 512 bits\n",
+                    q("1024"),
+                    q("BLAKE2b")
+                ),
+            ),
+            (
+                vec![
+                    OsString::from("-l"),
+                    OsString::from_vec(b"a\xffb\\c'".to_vec()),
+                    OsString::from("f"),
+                ],
+                format!("b2sum: invalid length: {odd_length}\n"),
+            ),
+        ];
+        let run = |binary: &Path, name: &str, args: &[OsString]| {
+            program(binary, dir)
+                .called(name)
+                .env("LC_ALL", locale)
+                .args(args)
+                .output()
+        };
+        for (args, stderr) in &b2sum_cases {
+            let ours = run(Path::new(common::FASTHASH), "b2sum", args);
+            let what = format!("LC_ALL={locale} b2sum {args:?}");
+            assert_output(&what, &ours, "", stderr, 1);
+            if let Some(real) = &real_b2sum {
+                assert_same_output(&what, &ours, &run(real, "b2sum", args));
+            }
+        }
+        let valid: String = [
+            "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
+            "sha2", "sha3", "blake2b", "sm3",
+        ]
+        .iter()
+        .map(|name| format!("  - {}\n", q(name)))
+        .collect();
+        let ours = run(
+            Path::new(common::FASTHASH),
+            "cksum",
+            &os(&["-a", "foo", "f"]),
+        );
+        assert_output(
+            &format!("LC_ALL={locale} cksum -a foo"),
+            &ours,
+            "",
+            &format!(
+                "cksum: invalid argument {} for {}\nValid arguments are:\n{valid}\
+                 Try 'cksum --help' for more information.\n",
+                q("foo"),
+                q("--algorithm")
+            ),
+            1,
+        );
+    }
 }

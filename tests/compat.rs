@@ -5,8 +5,8 @@
 mod common;
 
 use common::{
-    assert_same_output, assert_same_stdout_and_status, fasthash, os, os_names, pattern, peer,
-    program,
+    assert_output, assert_same_output, assert_same_stdout_and_status, fasthash, os, os_names,
+    pattern, peer, program, status_lines_as_coreutils_9_11, Charset,
 };
 use std::ffi::OsString;
 use std::process::Output;
@@ -117,6 +117,87 @@ fn drop_in_names_are_their_coreutils_program_including_errors() {
                 .output();
             let ours = fasthash(dir.path()).called(tool).args(args).output();
             assert_same_output(&format!("{tool} {args:?}"), &ours, &theirs);
+        }
+    }
+}
+
+/// The variables that name the locale, in the order of [`LOCALE_CASES`]' values.
+const LOCALE_VARIABLES: [&str; 4] = ["LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LANG"];
+
+/// [`LOCALE_VARIABLES`] as a case sets them (`None`: not set), and the charset coreutils ends
+/// up with: `setlocale (LC_ALL, "")` reads LC_ALL, then LC_CTYPE, then LANG, the first set and
+/// not empty winning, and fails as a whole (leaving C) when any category names a locale that
+/// is not installed (`xx_XX.UTF-8` is installed nowhere).
+const LOCALE_CASES: &[([Option<&str>; 4], Charset)] = &[
+    ([Some("C"), None, None, None], Charset::SingleByte),
+    ([Some("C.UTF-8"), None, None, None], Charset::Utf8),
+    ([Some("C.utf8"), None, None, None], Charset::Utf8),
+    ([Some("xx_XX.UTF-8"), None, None, None], Charset::SingleByte),
+    ([None, None, None, Some("C.UTF-8")], Charset::Utf8),
+    (
+        [Some(""), Some("C"), None, Some("C.UTF-8")],
+        Charset::SingleByte,
+    ),
+    ([None, Some("C.UTF-8"), None, Some("C")], Charset::Utf8),
+    (
+        [None, Some("C.UTF-8"), Some("xx_XX.UTF-8"), None],
+        Charset::SingleByte,
+    ),
+    ([None, None, None, None], Charset::SingleByte),
+];
+
+/// Names in md5sum's messages and `-c` status lines are quoted by the locale, as coreutils
+/// quotes them (`quotef`, gnulib's `quotearg_buffer_restyled`: `isprint` byte by byte in a
+/// single-byte locale, `iswprint` on each character in UTF-8): `é` is `''$'\303\251'` in C.
+#[test]
+fn names_in_messages_and_status_lines_follow_the_locale() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("é"), b"not the zero digest").unwrap();
+    let zeros = "0".repeat(32);
+    std::fs::write(
+        dir.path().join("SUMS"),
+        format!("{zeros}  é\n{zeros}  éx\n"),
+    )
+    .unwrap();
+    let real = peer("md5sum");
+    for (vars, charset) in LOCALE_CASES {
+        let (name, missing) = match charset {
+            Charset::SingleByte => ("''$'\\303\\251'", "''$'\\303\\251''x'"),
+            Charset::Utf8 => ("é", "éx"),
+        };
+        let not_found = format!("md5sum: {missing}: No such file or directory\n");
+        let expected: [(&[&str], String, String); 2] = [
+            (
+                &["-c", "SUMS"],
+                format!("{name}: FAILED\n{missing}: FAILED open or read\n"),
+                format!(
+                    "{not_found}md5sum: WARNING: 1 listed file could not be read\n\
+                     md5sum: WARNING: 1 computed checksum did NOT match\n"
+                ),
+            ),
+            (&["éx"], String::new(), not_found.clone()),
+        ];
+        for (args, stdout, stderr) in expected {
+            let run = |binary: &std::path::Path| {
+                let mut run = program(binary, dir.path()).called("md5sum").args(args);
+                for (variable, value) in LOCALE_VARIABLES.iter().zip(vars) {
+                    run = match value {
+                        Some(value) => run.env(variable, value),
+                        None => run.env_remove(variable),
+                    };
+                }
+                run.output()
+            };
+            let ours = run(std::path::Path::new(common::FASTHASH));
+            let settings: Vec<_> = LOCALE_VARIABLES.iter().zip(vars).collect();
+            let what = format!("md5sum {args:?} with {settings:?}");
+            assert_output(&what, &ours, &stdout, &stderr, 1);
+            if let Some(real) = &real {
+                let mut theirs = run(real);
+                // 9.1 writes status lines' names raw; 9.11 quotes them as its messages do.
+                theirs.stdout = status_lines_as_coreutils_9_11(&theirs.stdout, *charset);
+                assert_same_output(&what, &ours, &theirs);
+            }
         }
     }
 }

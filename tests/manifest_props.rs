@@ -8,12 +8,15 @@ use fasthash::format::{DigestEncoding, LineStyle};
 use fasthash::kernels::{hash, Algorithm, ALGORITHMS};
 use proptest::prelude::*;
 
+/// fasthash's rules (`extensions`), or those of a coreutils name such as sha256sum's.
 fn parser(algorithm: Option<Algorithm>, extensions: bool) -> LineParser {
     LineParser::new(ParseOptions {
         algorithm,
         extensions,
         manifest_is_stdin: false,
         any_length: false,
+        base64: extensions,
+        layout_per_manifest: extensions,
     })
 }
 

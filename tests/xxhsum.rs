@@ -218,3 +218,48 @@ fn what_xxhsum_0_8_3_does() {
     let xxh128 = run_ours("xxh128sum", vec![name]);
     assert!(text(&xxh128.stdout).starts_with(&format!("\\{}  ", sanity("xxh3-128", 2240))));
 }
+
+/// `xxhsum -c` meeting a listed file that opens but cannot be read (a directory: `fopen`
+/// opens it, `fread` fails) stops the whole run: `XSUM_hashStream` in xxHash's
+/// `cli/xxhsum.c` (0.8.1 and 0.8.3 alike) logs the error and calls `exit (1)` on `ferror`, so
+/// no status line, no summary and no later line or manifest follows.
+#[test]
+fn check_stops_at_a_listed_directory_as_xxhsum_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::create_dir(dir.join("d")).unwrap();
+    std::fs::write(dir.join("h"), b"hello").unwrap();
+    // No digest of these matters: `h` fails either way, `d` is never hashed.
+    let zeros = "0".repeat(16);
+    let manifest = format!("{zeros}  h\n{zeros}  d\n{zeros}  h\n");
+    std::fs::write(dir.join("SUMS"), manifest).unwrap();
+    std::fs::write(dir.join("AFTER"), format!("{zeros}  h\n")).unwrap();
+    let real = peer("xxhsum");
+    for (locale, _) in common::LOCALES {
+        for args in [
+            &["-c", "SUMS"][..],
+            &["-c", "SUMS", "AFTER"],
+            &["-c", "-q", "SUMS"],
+        ] {
+            let run = |binary: &std::path::Path| {
+                program(binary, dir)
+                    .called("xxhsum")
+                    .env("LC_ALL", locale)
+                    .args(args)
+                    .output()
+            };
+            let ours = run(std::path::Path::new(common::FASTHASH));
+            let what = format!("LC_ALL={locale} xxhsum {args:?}");
+            common::assert_output(
+                &what,
+                &ours,
+                "h: FAILED\n",
+                "Error: a failure occurred reading the input file.\n",
+                1,
+            );
+            if let Some(real) = &real {
+                common::assert_same_output(&what, &ours, &run(real));
+            }
+        }
+    }
+}

@@ -4,6 +4,7 @@
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
 use crate::error::Error;
 use crate::format::manifest::{Retag, CKSUM_TAGS};
+use crate::format::quote::quote_arg;
 use crate::kernels::Algorithm;
 
 const LENGTH: GnuOption = GnuOption {
@@ -150,11 +151,16 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
         {
             Some(name) => Some(*name),
             None => {
-                let valid: String = CKSUM_NAMES.iter().map(|n| format!("\n  - '{n}'")).collect();
+                // gnulib's argmatch_invalid and argmatch_valid, which quote with quote().
+                let valid: String = CKSUM_NAMES
+                    .iter()
+                    .map(|n| format!("\n  - {}", quote_arg(n)))
+                    .collect();
                 return Err(refusal(
                     format!(
-                        "invalid argument '{}' for '--algorithm'\nValid arguments are:{valid}",
-                        String::from_utf8_lossy(typed)
+                        "invalid argument {} for {}\nValid arguments are:{valid}",
+                        quote_arg(typed),
+                        quote_arg("--algorithm")
                     ),
                     true,
                 ));
@@ -177,7 +183,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
         _ => "BLAKE2b",
     };
     let bits = length(shown_name, cli, tag_name)?;
-    let typed = cli.length_text.as_deref().map(String::from_utf8_lossy);
+    let length_given = cli.length_text.is_some();
     let mut any_length = false;
     let algorithm = match family {
         "bsd" => Algorithm::Bsd,
@@ -213,8 +219,8 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
                 ]
             };
             match bits {
-                None if cli.check && typed.is_none() => members[1],
-                None if typed.is_none() => {
+                None if cli.check && !length_given => members[1],
+                None if !length_given => {
                     return Err(refusal(
                         format!(
                         "--algorithm={family} requires specifying --length 224, 256, 384, or 512"
@@ -233,8 +239,9 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
                         None => {
                             return Err(refusal(
                                 format!(
-                                    "invalid length: '{}'\n{shown_name}: digest length for '{tag_name}' must be 224, 256, 384, or 512",
-                                    typed.unwrap_or_default()
+                                    "{}\n{shown_name}: digest length for {} must be 224, 256, 384, or 512",
+                                    invalid_length(cli),
+                                    quote_arg(tag_name)
                                 ),
                                 false,
                             ))
@@ -299,9 +306,17 @@ fn length_value(cli: &Cli) -> Result<Option<u64>, Error> {
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
     let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(refusal(format!("invalid length: '{text}'"), false));
+        return Err(refusal(invalid_length(cli), false));
     }
     Ok(Some(digits.parse().unwrap_or(u64::MAX)))
+}
+
+/// `invalid length: ‘TEXT’`, the argument of `-l` quoted as coreutils' quote() does it.
+fn invalid_length(cli: &Cli) -> String {
+    format!(
+        "invalid length: {}",
+        quote_arg(cli.length_text.as_deref().unwrap_or_default())
+    )
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
@@ -310,8 +325,6 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Er
     let Some(bits) = length_value(cli)? else {
         return Ok(None);
     };
-    let text = String::from_utf8_lossy(cli.length_text.as_deref().unwrap_or_default());
-    let invalid = || format!("invalid length: '{text}'");
     if bits == 0 {
         return Ok(None);
     }
@@ -321,15 +334,19 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Er
     if bits > 512 {
         return Err(refusal(
             format!(
-                "{}\n{shown_name}: maximum digest length for 'BLAKE2b' is 512 bits",
-                invalid()
+                "{}\n{shown_name}: maximum digest length for {} is 512 bits",
+                invalid_length(cli),
+                quote_arg("BLAKE2b")
             ),
             false,
         ));
     }
     if !bits.is_multiple_of(8) {
         return Err(refusal(
-            format!("{}\n{shown_name}: length is not a multiple of 8", invalid()),
+            format!(
+                "{}\n{shown_name}: length is not a multiple of 8",
+                invalid_length(cli)
+            ),
             false,
         ));
     }

@@ -428,33 +428,61 @@ fn parse_line(
     Some((algorithm, bytes, name))
 }
 
+/// xxhsum's `-c` over its manifests (standard input without any): whether every one verified.
+/// A listed file that opens but cannot be read (a directory: `fopen` opens it, `fread` fails)
+/// ends the whole run, as `XSUM_hashStream` in xxHash's `cli/xxhsum.c` calls `exit (1)` on
+/// `ferror`: no status line and no summary for it or anything after it.
 fn check_files(options: &Options, out: &mut impl Write) -> bool {
-    if options.files.is_empty() {
-        return check_file(options, out, None);
-    }
+    let manifests: Vec<Option<&OsString>> = if options.files.is_empty() {
+        vec![None]
+    } else {
+        options.files.iter().map(Some).collect()
+    };
     let mut ok = true;
-    for file in &options.files {
-        ok &= check_file(options, out, Some(file));
+    for manifest in manifests {
+        match check_file(options, out, manifest) {
+            Ok(verified) => ok &= verified,
+            Err(ReadFailed) => {
+                log(out, b"Error: a failure occurred reading the input file.\n");
+                return false;
+            }
+        }
     }
     ok
 }
 
-/// Checks one manifest (`None`: standard input, named "stdin").
-fn check_file(options: &Options, out: &mut impl Write, manifest: Option<&OsString>) -> bool {
+/// A listed file was opened and could not be read: xxhsum stops there.
+struct ReadFailed;
+
+/// What one manifest's lines came to.
+#[derive(Default)]
+struct LineCounts {
+    proper: u64,
+    improper: u64,
+    matched: u64,
+    mismatched: u64,
+    unreadable: u64,
+}
+
+/// Checks one manifest (`None`: standard input, named "stdin"): whether it verified, or the
+/// read failure that ends the run.
+fn check_file(
+    options: &Options,
+    out: &mut impl Write,
+    manifest: Option<&OsString>,
+) -> Result<bool, ReadFailed> {
     let shown: Vec<u8> = manifest.map_or(b"stdin".to_vec(), |m| m.as_bytes().to_vec());
-    let reader: Box<dyn BufRead> = match manifest {
-        Some(manifest) => match crate::io::long_paths::open_file(std::path::Path::new(manifest)) {
-            Ok(file) => Box::new(io::BufReader::new(file)),
-            Err(e) => return open_failed(out, &shown, &e),
-        },
-        None => match crate::io::stdin() {
-            Ok(stdin) => Box::new(io::BufReader::new(stdin)),
-            Err(e) => return open_failed(out, &shown, &e),
-        },
+    let opened: io::Result<Box<dyn BufRead>> = match manifest {
+        Some(manifest) => crate::io::long_paths::open_file(std::path::Path::new(manifest))
+            .map(|file| Box::new(io::BufReader::new(file)) as Box<dyn BufRead>),
+        None => crate::io::stdin().map(|stdin| Box::new(io::BufReader::new(stdin)) as _),
     };
-    let (mut proper, mut improper, mut mismatched, mut matched, mut unreadable) =
-        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let reader = match opened {
+        Ok(reader) => reader,
+        Err(e) => return Ok(open_failed(out, &shown, &e)),
+    };
     let shown_text = String::from_utf8_lossy(&shown).into_owned();
+    let mut counts = LineCounts::default();
     for (number, line) in reader.split(b'\n').enumerate() {
         let Ok(line) = line else { break };
         if line.first() == Some(&b'#') {
@@ -463,70 +491,109 @@ fn check_file(options: &Options, out: &mut impl Write, manifest: Option<&OsStrin
         let Some((algorithm, expected, name)) =
             parse_line(&line, options.little_endian, options.only)
         else {
-            improper += 1;
+            counts.improper += 1;
             if options.warn {
-                log(
-                    out,
-                    format!(
-                        "{shown_text}:{}: Error: Improperly formatted checksum line.\n",
-                        number + 1
-                    )
-                    .as_bytes(),
+                let message = format!(
+                    "{shown_text}:{}: Error: Improperly formatted checksum line.\n",
+                    number + 1
                 );
+                log(out, message.as_bytes());
             }
             continue;
         };
-        proper += 1;
-        let digest = if name == b"stdin" {
-            crate::io::stdin().and_then(|stdin| hash_reader(stdin, algorithm))
-        } else {
-            crate::io::long_paths::open_file(std::path::Path::new(OsStr::from_bytes(&name)))
-                .and_then(|file| hash_file(file, algorithm, &ReadOptions::default()))
+        counts.proper += 1;
+        let listed = Listed {
+            line_number: number + 1,
+            algorithm,
+            expected: &expected,
+            name: &name,
         };
-        let written = match digest {
-            Err(e) => {
-                if options.ignore_missing {
-                    continue;
-                }
-                unreadable += 1;
-                if options.status {
-                    Ok(())
-                } else {
-                    let mut message =
-                        format!("{shown_text}:{}: Could not open or read '", number + 1)
-                            .into_bytes();
-                    message.extend_from_slice(&name);
-                    message.extend_from_slice(
-                        format!("': {}.\n", crate::error::os_error_text(&e)).as_bytes(),
-                    );
-                    out.write_all(&message)
-                }
-            }
-            Ok(digest) => {
-                let good = digest.as_bytes() == expected.as_slice();
-                if good {
-                    matched += 1;
-                } else {
-                    mismatched += 1;
-                }
-                if options.status || (good && options.quiet) {
-                    Ok(())
-                } else {
-                    let escape = needs_escape(&name);
-                    (|| {
-                        if escape {
-                            out.write_all(b"\\")?;
-                        }
-                        write_name(out, &name, escape)?;
-                        out.write_all(if good { b": OK\n" } else { b": FAILED\n" })
-                    })()
-                }
-            }
-        };
-        if written.is_err() {
-            return false;
+        if check_listed(options, out, &shown_text, &listed, &mut counts)?.is_err() {
+            return Ok(false);
         }
     }
+    Ok(write_check_summary(options, out, &shown_text, &counts))
+}
+
+/// One checksum line of a manifest.
+struct Listed<'a> {
+    line_number: usize,
+    algorithm: Algorithm,
+    expected: &'a [u8],
+    name: &'a [u8],
+}
+
+/// Verifies one listed file, counts it and writes its line: `Err` when it could not be read
+/// (which ends the run), `Ok(Err)` when standard output failed.
+fn check_listed(
+    options: &Options,
+    out: &mut impl Write,
+    shown_text: &str,
+    listed: &Listed,
+    counts: &mut LineCounts,
+) -> Result<io::Result<()>, ReadFailed> {
+    let digest = if listed.name == b"stdin" {
+        // xxhsum reads its own standard input: a failure there is a read failure.
+        crate::io::stdin()
+            .and_then(|stdin| hash_reader(stdin, listed.algorithm))
+            .map_err(|_| ReadFailed)?
+    } else {
+        let path = std::path::Path::new(OsStr::from_bytes(listed.name));
+        match crate::io::long_paths::open_file(path) {
+            Ok(file) => hash_file(file, listed.algorithm, &ReadOptions::default())
+                .map_err(|_| ReadFailed)?,
+            Err(_) if options.ignore_missing => return Ok(Ok(())),
+            Err(e) => {
+                counts.unreadable += 1;
+                if options.status {
+                    return Ok(Ok(()));
+                }
+                let mut message = format!(
+                    "{shown_text}:{}: Could not open or read '",
+                    listed.line_number
+                )
+                .into_bytes();
+                message.extend_from_slice(listed.name);
+                message.extend_from_slice(
+                    format!("': {}.\n", crate::error::os_error_text(&e)).as_bytes(),
+                );
+                return Ok(out.write_all(&message));
+            }
+        }
+    };
+    let good = digest.as_bytes() == listed.expected;
+    if good {
+        counts.matched += 1;
+    } else {
+        counts.mismatched += 1;
+    }
+    if options.status || (good && options.quiet) {
+        return Ok(Ok(()));
+    }
+    let escape = needs_escape(listed.name);
+    Ok((|| {
+        if escape {
+            out.write_all(b"\\")?;
+        }
+        write_name(out, listed.name, escape)?;
+        out.write_all(if good { b": OK\n" } else { b": FAILED\n" })
+    })())
+}
+
+/// The summary after a manifest, as xxhsum writes it; whether the manifest verified.
+fn write_check_summary(
+    options: &Options,
+    out: &mut impl Write,
+    shown_text: &str,
+    counts: &LineCounts,
+) -> bool {
+    let LineCounts {
+        proper,
+        improper,
+        matched,
+        mismatched,
+        unreadable,
+    } = *counts;
     if proper == 0 {
         log(
             out,

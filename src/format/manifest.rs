@@ -34,6 +34,13 @@ pub struct ParseOptions {
     /// `b2sum -c`, `cksum -c -a sha2|sha3|blake2b` without `-l`: each line's length (its tag's,
     /// or its digest's) picks the member of `algorithm`'s family.
     pub any_length: bool,
+    /// Digests in base64 as well as hex: fasthash's and cksum's. md5sum, sha*sum and b2sum read
+    /// hex only (coreutils' `valid_digits` and the length count before it, in `src/cksum.c`,
+    /// read base64 only `#if HASH_ALGO_CKSUM`).
+    pub base64: bool,
+    /// Each manifest of a run picks its own layout (see [`LineParser::next_manifest`]):
+    /// fasthash's choice. Under the coreutils names the first choice holds for the whole run.
+    pub layout_per_manifest: bool,
 }
 
 /// One checkable line.
@@ -181,6 +188,11 @@ fn is_digest_char(b: u8) -> bool {
 
 /// Decodes a digest written in hex (either case) or standard base64 to exactly `len` bytes.
 pub fn decode_digest(text: &[u8], len: usize) -> Option<Digest> {
+    decode_hex_digest(text, len).or_else(|| decode_base64_digest(text, len))
+}
+
+/// Decodes a digest written in hex (either case) to exactly `len` bytes.
+fn decode_hex_digest(text: &[u8], len: usize) -> Option<Digest> {
     if text.len() == len * 2 && text.iter().all(u8::is_ascii_hexdigit) {
         let bytes: Vec<u8> = text
             .chunks(2)
@@ -188,6 +200,11 @@ pub fn decode_digest(text: &[u8], len: usize) -> Option<Digest> {
             .collect();
         return Some(Digest::from_slice(&bytes));
     }
+    None
+}
+
+/// Decodes a digest written in standard base64 to exactly `len` bytes.
+fn decode_base64_digest(text: &[u8], len: usize) -> Option<Digest> {
     if text.len() == len.div_ceil(3) * 4 {
         let bytes = LENIENT_BASE64.decode(text).ok()?;
         if bytes.len() == len {
@@ -209,12 +226,12 @@ fn hex_value(b: u8) -> u8 {
     }
 }
 
-/// The byte length a digest text stands for, hex first, then base64.
-fn digest_text_len(text: &[u8]) -> Option<usize> {
+/// The byte length a digest text stands for, hex first, then (if `base64`) base64.
+fn digest_text_len(text: &[u8], base64: bool) -> Option<usize> {
     if !text.is_empty() && text.len().is_multiple_of(2) && text.iter().all(u8::is_ascii_hexdigit) {
         return Some(text.len() / 2);
     }
-    if !text.is_empty() && text.len().is_multiple_of(4) {
+    if base64 && !text.is_empty() && text.len().is_multiple_of(4) {
         let decoded = LENIENT_BASE64.decode(text).ok()?;
         return Some(decoded.len());
     }
@@ -238,6 +255,18 @@ impl LineParser {
         self.type_name = type_name;
         self.retag = retag;
         self
+    }
+
+    /// Readies the parser for the next manifest of the run (`manifest_is_stdin`: that one is
+    /// standard input). coreutils decides the single-blank layout once, at the first untagged
+    /// line of the run, and holds it over every manifest after (`bsd_reversed`, a static of
+    /// `src/cksum.c` that nothing resets), as it holds cksum's algorithm; fasthash lets each
+    /// manifest decide, with `layout_per_manifest` (docs/check.md says why).
+    pub fn next_manifest(&mut self, manifest_is_stdin: bool) {
+        self.options.manifest_is_stdin = manifest_is_stdin;
+        if self.options.layout_per_manifest {
+            self.single_blank_layout = None;
+        }
     }
 
     /// What the last line parsed leaves as the algorithm `--warn` names.
@@ -394,7 +423,9 @@ impl LineParser {
         let mut fallbacks: &[Algorithm] = &[];
         let algorithm = if let Some(forced) = self.options.algorithm {
             if self.options.any_length {
-                match digest_text_len(digest_text).and_then(|len| forced.with_length(len)) {
+                match digest_text_len(digest_text, self.options.base64)
+                    .and_then(|len| forced.with_length(len))
+                {
                     Some(member) => member,
                     None => return Line::Improper,
                 }
@@ -406,7 +437,7 @@ impl LineParser {
         } else if !self.options.extensions {
             return Line::Improper;
         } else {
-            let Some(len) = digest_text_len(digest_text) else {
+            let Some(len) = digest_text_len(digest_text, self.options.base64) else {
                 return Line::Improper;
             };
             let [first, others @ ..] = readings_of_length(len) else {
@@ -443,7 +474,11 @@ impl LineParser {
     }
 
     fn decode(&self, text: &[u8], algorithm: Algorithm) -> Option<Digest> {
-        decode_digest(text, algorithm.digest_len())
+        if self.options.base64 {
+            decode_digest(text, algorithm.digest_len())
+        } else {
+            decode_hex_digest(text, algorithm.digest_len())
+        }
     }
 
     fn name(&self, raw: &[u8], escaped: bool) -> Option<Vec<u8>> {
@@ -577,14 +612,19 @@ mod tests {
         algorithm: None,
         extensions: true,
         manifest_is_stdin: false,
+        base64: true,
+        layout_per_manifest: true,
     };
 
+    /// `sha256sum -c`'s rules.
     fn sha256_only() -> ParseOptions {
         ParseOptions {
             any_length: false,
             algorithm: Some(Algorithm::Sha256),
             extensions: false,
             manifest_is_stdin: false,
+            base64: false,
+            layout_per_manifest: false,
         }
     }
 
@@ -701,14 +741,55 @@ mod tests {
     }
 
     #[test]
-    fn base64_digests() {
-        let e = entry(
-            sha256_only(),
-            b"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=  f",
-        );
-        assert_eq!(e.expected, hash(Algorithm::Sha256, b"hello"));
+    fn base64_digests_under_fasthash_and_cksum_only() {
+        let line = b"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=  f";
+        let fasthash = ParseOptions {
+            algorithm: Some(Algorithm::Sha256),
+            ..OPEN
+        };
+        // `cksum -a sha256 -c`: coreutils' rules, and base64.
+        let cksum = ParseOptions {
+            base64: true,
+            ..sha256_only()
+        };
+        for options in [fasthash, cksum] {
+            let e = entry(options, line);
+            assert_eq!(e.expected, hash(Algorithm::Sha256, b"hello"));
+        }
+        // sha256sum reads hex only, as coreutils builds it.
+        assert_eq!(outcome(sha256_only(), line), Line::Improper);
         let e = entry(OPEN, b"CRC64NVME (f) = jSnVw/bqjr4=");
         assert_eq!(e.expected, hash(Algorithm::Crc64Nvme, b"hello world"));
+    }
+
+    #[test]
+    fn the_layout_carries_to_the_next_manifest_under_coreutils_rules_only() {
+        let two_blanks = format!("{H}  f");
+        let one_blank = format!("{H} f");
+        // sha256sum: the first manifest's two-blank layout holds in the second.
+        let mut coreutils = LineParser::new(sha256_only());
+        assert!(matches!(
+            coreutils.parse(two_blanks.as_bytes()),
+            Line::Entry(_)
+        ));
+        coreutils.next_manifest(false);
+        assert_eq!(coreutils.parse(one_blank.as_bytes()), Line::Improper);
+        // fasthash: each manifest decides.
+        let mut fasthash = LineParser::new(OPEN);
+        assert!(matches!(
+            fasthash.parse(two_blanks.as_bytes()),
+            Line::Entry(_)
+        ));
+        assert_eq!(fasthash.parse(one_blank.as_bytes()), Line::Improper);
+        fasthash.next_manifest(false);
+        assert_eq!(entry_name(&mut fasthash, &one_blank), b"f");
+    }
+
+    fn entry_name(parser: &mut LineParser, line: &str) -> Vec<u8> {
+        match parser.parse(line.as_bytes()) {
+            Line::Entry(entry) => entry.name,
+            other => panic!("{line:?}: {other:?}"),
+        }
     }
 
     #[test]

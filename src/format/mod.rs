@@ -1,5 +1,6 @@
 //! Every text that goes in or out: digest lines (GNU untagged, BSD tagged), name escaping,
-//! the quoting of names in messages, and manifest parsing for `--check`.
+//! the quoting of names and arguments in messages (by the locale's charset), and manifest
+//! parsing for `--check`.
 //!
 //! Formatters write to a `&mut impl Write` and never print on their own, so each one is tested
 //! on a buffer.
@@ -10,6 +11,7 @@ pub mod hash_json;
 pub(crate) mod json;
 pub mod kernels;
 pub mod line;
+pub mod locale;
 pub mod manifest;
 pub mod messages;
 pub mod progress;

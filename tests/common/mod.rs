@@ -10,6 +10,7 @@ pub use random::{random_bytes, SplitMix64};
 pub use run::{drop_in_dir, fasthash, peer, program, Run, FASTHASH};
 pub use vectors::*;
 
+pub use fasthash::format::locale::Charset;
 use fasthash::kernels::Algorithm;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -81,6 +82,21 @@ pub fn checkable_algorithms() -> Vec<&'static str> {
         .collect()
 }
 
+/// The two locales the drop-in names are tested in: C, a single-byte locale where bytes above
+/// 0x7F are not printable, and C.UTF-8 (built into glibc since 2.35), with the charset
+/// fasthash should read from each.
+pub const LOCALES: [(&str, Charset); 2] = [("C", Charset::SingleByte), ("C.UTF-8", Charset::Utf8)];
+
+/// Asserts what a run wrote on standard output and error, byte for byte, and its exit status:
+/// for what a peer's source says it prints, where the peer is not installed or is older.
+pub fn assert_output(what: &str, output: &Output, stdout: &str, stderr: &str, code: i32) {
+    assert_eq!(text(&output.stdout), stdout, "{what}: stdout");
+    assert_eq!(output.stdout, stdout.as_bytes(), "{what}: stdout bytes");
+    assert_eq!(text(&output.stderr), stderr, "{what}: stderr");
+    assert_eq!(output.stderr, stderr.as_bytes(), "{what}: stderr bytes");
+    assert_eq!(output.status.code(), Some(code), "{what}: exit code");
+}
+
 /// Asserts that `ours` wrote what `theirs` wrote on standard output (as text first, for a
 /// readable difference, then byte for byte) and on standard error, and exited alike.
 pub fn assert_same_output(what: &str, ours: &Output, theirs: &Output) {
@@ -102,8 +118,9 @@ pub fn assert_same_stdout_and_status(what: &str, ours: &Output, theirs: &Output)
 /// coreutils 9.11 writes the names of status lines as its diagnostics write them; an older
 /// installed coreutils (9.1 in Debian 12 escapes only names holding a newline, with a leading
 /// backslash; 9.4 to 9.10 also those holding a backslash or CR) is compared after rewriting its
-/// status lines the 9.11 way, byte for byte.
-pub fn status_lines_as_coreutils_9_11(output: &[u8]) -> Vec<u8> {
+/// status lines the 9.11 way, byte for byte, for the locale it ran in (`charset`: what can be
+/// printed decides the quoting).
+pub fn status_lines_as_coreutils_9_11(output: &[u8], charset: Charset) -> Vec<u8> {
     let mut rewritten = Vec::new();
     for line in output.split_inclusive(|&b| b == b'\n') {
         let status = [&b": FAILED open or read\n"[..], b": FAILED\n", b": OK\n"]
@@ -117,7 +134,7 @@ pub fn status_lines_as_coreutils_9_11(output: &[u8]) -> Vec<u8> {
                         .expect("coreutils escapes names it can unescape"),
                     None => name.to_vec(),
                 };
-                rewritten.extend_from_slice(&fasthash::format::quote::quote_name(&raw));
+                rewritten.extend_from_slice(&fasthash::format::quote::quote_name_in(&raw, charset));
                 rewritten.extend_from_slice(status);
             }
             None => rewritten.extend_from_slice(line),

@@ -70,6 +70,15 @@ pub fn parse_rsp(path: &Path, algo: &str) -> Vec<KnownAnswer> {
     answers
 }
 
+/// RFC 1321's MD5 of `message`, in lowercase hex, from `tests/vectors/md5/rfc-1321.txt`.
+pub fn rfc_1321_md5(message: &[u8]) -> String {
+    parse_rsp(&repo_path("tests/vectors/md5/rfc-1321.txt"), "md5")
+        .into_iter()
+        .find(|answer| answer.message == message)
+        .unwrap_or_else(|| panic!("RFC 1321 has no MD5 of {message:?}"))
+        .expected_hex
+}
+
 /// Parses `kat.tsv` rows: `algo[;params] <TAB> input <TAB> expected_hex`.
 pub fn parse_kat_tsv(path: &Path) -> Vec<KnownAnswer> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
