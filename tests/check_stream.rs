@@ -199,3 +199,71 @@ fn a_manifest_that_cannot_be_read_is_a_read_error() {
         )
     );
 }
+
+/// The least address space (`ulimit -v`, KiB) under which `cksum --version` runs, as
+/// coreutils' tests/misc/write-errors.sh measures it before running each program with 12,000
+/// KiB more.
+fn least_address_space(dir: &Path) -> u64 {
+    let runs_under = |kib: u64| {
+        called(dir, "cksum")
+            .arg("--version")
+            .shell(&format!("ulimit -v {kib};"), "")
+            .output()
+            .status
+            .success()
+    };
+    let (mut low, mut high) = (1_000, 1_000_000);
+    assert!(runs_under(high), "cksum --version fails even with 1 GB");
+    while high - low > 100 {
+        let middle = (low + high) / 2;
+        if runs_under(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    high
+}
+
+/// Under the address-space limit coreutils' write-errors.sh sets, a check of many lines ends
+/// with the write error, and a walk with many threads hashes every file: the readers and
+/// hashing threads started are only those that fit (a thread that cannot be started, or
+/// starts without room for its stacks, must never panic).
+#[test]
+fn a_limited_address_space_still_checks_and_hashes() {
+    let (dir, lines) = setup();
+    let limit = format!("ulimit -v {};", least_address_space(dir.path()) + 12_000);
+    let (_, line) = lines.iter().find(|(name, _)| *name == "cksum").unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let checked = called(dir.path(), "cksum")
+        .arg("--check")
+        .shell(&limit, "")
+        .stdin(line.repeat(5000))
+        .redirect_stdout(full)
+        .output();
+    let stderr = text(&checked.stderr);
+    assert_eq!(checked.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.ends_with("cksum: write error: No space left on device\n")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    for index in 0..300 {
+        std::fs::write(dir.path().join(format!("f{index:03}")), index.to_string()).unwrap();
+    }
+    let unlimited = called(dir.path(), "fasthash")
+        .args(["-a", "md5", "-r", "."])
+        .output();
+    for threads in ["1", "64"] {
+        let limited = called(dir.path(), "fasthash")
+            .args(["-j", threads, "-a", "md5", "-r", "."])
+            .shell(&limit, "")
+            .output();
+        assert_eq!(text(&limited.stderr), "", "-j {threads}");
+        assert_eq!(limited.status.code(), Some(0), "-j {threads}");
+        assert_eq!(limited.stdout, unlimited.stdout, "-j {threads}");
+    }
+}

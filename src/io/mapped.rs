@@ -117,19 +117,6 @@ impl Mapping {
         self.advise(range, libc::MADV_DONTNEED);
     }
 
-    /// Asks the device for `range` now, without waiting for it (`MADV_WILLNEED` starts the
-    /// reads and returns), so that on a cold disk several windows are in flight while one is
-    /// hashed. The kernel reads at most a readahead window per call, so the range is asked for
-    /// a piece at a time. In the page cache it costs a look-up a page.
-    pub fn ask_ahead(&self, range: std::ops::Range<usize>) {
-        let mut start = range.start;
-        while start < range.end.min(self.len) {
-            let end = (start + ASK_PIECE).min(range.end);
-            self.advise(start..end, libc::MADV_WILLNEED);
-            start = end;
-        }
-    }
-
     pub fn advise_sequential(&self) {
         self.advise(0..self.len, libc::MADV_SEQUENTIAL);
     }
@@ -160,10 +147,6 @@ impl Drop for Mapping {
         }
     }
 }
-
-/// What one `MADV_WILLNEED` asks for: the kernel reads at most the larger of the device's
-/// readahead window and its largest request per call (128 KiB to a few MiB).
-const ASK_PIECE: usize = 1024 * 1024;
 
 // Linux 5.14; older kernels answer EINVAL and the pages fault in as they are read.
 const MADV_POPULATE_READ: libc::c_int = 22;

@@ -7,8 +7,9 @@
 //! How a file is read, and why (figures from the reference machine, 2 cores, hot page cache,
 //! 1 GiB file; `read.rs` has the details and `cargo bench --bench read` reproduces them):
 //! - up to 64 KiB, by a reader, in one `pread`, closed at once: the hashing thread gets its
-//!   bytes; larger files are opened by a reader and asked of the device ahead
-//!   (`POSIX_FADV_WILLNEED`, the first 8 MiB; a mapping asks two windows ahead as it goes);
+//!   bytes; larger files are opened by a reader, and those under 4 MiB asked of the device
+//!   at once (`POSIX_FADV_WILLNEED`); a mapped one is left to the kernel's readahead (asking
+//!   ahead there measured slower on a cold disk);
 //! - under 4 MiB, `read(2)` into a 256 KiB per-thread buffer; a file that fits is read in one
 //!   call and hashed from the buffer (four system calls a file in all); where an engine has
 //!   lanes and a batch keeps them busy, each lane pulls its file 64 KiB at a time into a window

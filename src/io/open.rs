@@ -8,8 +8,9 @@
 //!
 //! - A regular file of up to [`READ_WHOLE`] bytes is read whole here, in one `pread`, and
 //!   closed: the hashing threads get its bytes.
-//! - A larger one stays open, its first [`ASK_AHEAD`] bytes asked of the device at once
-//!   (`POSIX_FADV_WILLNEED`, which returns before they arrive), the rest as it is hashed.
+//! - A larger one stays open; one under the mapping threshold is asked of the device at once
+//!   (`POSIX_FADV_WILLNEED`, which returns before it arrives): it is in flight while the
+//!   hashing threads finish what they hold. A mapped one is left to the kernel's readahead.
 //! - Anything else (a directory, a FIFO, a `/proc` file that says it is empty) is only opened.
 //!
 //! Every file is opened within the descriptor budget ([`super::descriptors`]), a batch's
@@ -17,7 +18,7 @@
 
 use super::descriptors::Permits;
 use super::long_paths;
-use super::read::MmapChoice;
+use super::read::{MmapChoice, MAP_THRESHOLD};
 use super::Input;
 use std::fs::{File, Metadata};
 use std::io;
@@ -28,9 +29,6 @@ use std::path::Path;
 /// Files up to this size are read whole by the reader: one `pread`, as the lanes read a file of
 /// up to one window.
 pub(crate) const READ_WHOLE: u64 = crate::kernels::engine::PULL_WINDOW as u64;
-
-/// How much of a larger file is asked of the device when it is opened.
-pub(crate) const ASK_AHEAD: u64 = 8 * 1024 * 1024;
 
 /// A file as the reader left it for the hashing threads.
 #[derive(Debug)]
@@ -117,7 +115,12 @@ fn open_one(path: &Path, mmap: MmapChoice, permits: &mut Permits) -> io::Result<
         }
         return Ok(Opened::Open(file));
     }
-    ask_ahead(&file, 0, len.min(ASK_AHEAD));
+    // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
+    // asking for it here as well measured slower on a cold disk (its requests cut across
+    // the readahead's larger ones).
+    if len < MAP_THRESHOLD {
+        ask_ahead(&file, 0, len);
+    }
     Ok(Opened::Open(file))
 }
 

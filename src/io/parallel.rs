@@ -61,9 +61,11 @@ pub fn for_each_ordered<I, P, T, R, W, D>(
         }
         return;
     }
+    // Readers that do not fit in a limited address space run as one, on this thread.
+    let fitting = readers_that_fit(stages.readers.max(1));
     let pipeline = Pipeline {
         source: Mutex::new(items.enumerate()),
-        readers: stages.readers.max(1),
+        readers: fitting.max(1),
         started: AtomicUsize::new(1),
         ahead: Slots::new(stages.readers.max(1) + 2 * stages.threads.max(1)),
         read,
@@ -80,9 +82,60 @@ pub fn for_each_ordered<I, P, T, R, W, D>(
     };
     rayon::in_place_scope_fifo(|hashing| {
         std::thread::scope(|threads| {
-            threads.spawn(|| pipeline.reader(threads, hashing));
+            if fitting == 0 || !pipeline.spawn_reader(threads, hashing) {
+                // No thread to be had (a limit on threads, or on address space): read here.
+                pipeline.started.store(pipeline.readers, Ordering::Relaxed);
+                pipeline.reader(threads, hashing);
+            }
         });
     });
+}
+
+/// A reader's stack: it walks, opens and reads, nothing deep. Small, so that many fit where
+/// the address space is limited (`ulimit -v`), as coreutils' tests run these programs.
+const READER_STACK: usize = 256 * 1024;
+
+/// What one reader may cost in address space: its stack, and a batch of small files read
+/// whole (16 of up to 64 KiB) held by it and waiting for the hashing threads.
+const READER_COST: usize = READER_STACK + 2 * 1024 * 1024;
+
+/// How many of `wanted` readers fit: all, unless the address space is limited (`ulimit -v`),
+/// where readers may take a quarter of what is left, the rest being the hashing threads' and
+/// the allocator's. Zero when not even one fits: the caller reads on its own thread.
+fn readers_that_fit(wanted: usize) -> usize {
+    address_space_left().map_or(wanted, |left| wanted.min(left / 4 / READER_COST))
+}
+
+/// What a hashing thread may cost in address space: its stack (rayon's, 2 MiB) and room for
+/// the buffers it reads into.
+const HASHING_THREAD_COST: usize = 4 * 1024 * 1024;
+
+/// How many of `wanted` hashing threads fit: all, unless the address space is limited, where
+/// they may take half of what is left; one at least.
+fn hashing_threads_that_fit(wanted: usize) -> usize {
+    address_space_left().map_or(wanted, |left| {
+        wanted.min(left / 2 / HASHING_THREAD_COST).max(1)
+    })
+}
+
+/// The address space left to this process under `ulimit -v` (`RLIMIT_AS`), in bytes; None
+/// when it is not limited, or the process cannot tell.
+fn address_space_left() -> Option<usize> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmSize:"))?;
+    let used_kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    let limit = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+    Some(limit.saturating_sub(used_kib * 1024))
 }
 
 /// What the readers and the hashing jobs of one run share.
@@ -135,12 +188,32 @@ where
             };
             if self.started.load(Ordering::Relaxed) < self.readers
                 && self.started.fetch_add(1, Ordering::Relaxed) < self.readers
+                && !self.spawn_reader(threads, hashing)
             {
-                threads.spawn(move || self.reader(threads, hashing));
+                // The readers there are carry on; start no more.
+                self.started.store(self.readers, Ordering::Relaxed);
             }
             let read = (self.read)(&item);
             hashing.spawn_fifo(move |_| self.hash(index, item, read));
         }
+    }
+
+    /// Starts one more reader; false when the system gives no thread.
+    fn spawn_reader<'scope, 'env, 'run>(
+        &'run self,
+        threads: &'scope std::thread::Scope<'scope, 'env>,
+        hashing: &'env rayon::ScopeFifo<'run>,
+    ) -> bool
+    where
+        'run: 'env,
+        I: 'run,
+        P: 'run,
+    {
+        std::thread::Builder::new()
+            .name("reader".into())
+            .stack_size(READER_STACK)
+            .spawn_scoped(threads, move || self.reader(threads, hashing))
+            .is_ok()
     }
 
     /// One item hashed on the pool, then delivered with every ready item after it.
@@ -220,9 +293,11 @@ impl<I, T, D: FnMut(usize, I, T) -> ControlFlow<()>> Reorder<I, T, D> {
 /// Sizes rayon's global pool to `-j`, so files hashed side by side and the pieces of one split
 /// file share the same threads. Called once, before any work.
 pub fn configure_threads(threads: usize) {
-    // Fails only when the pool already exists (a second run in one process): keep that one.
+    // A pool whose threads could not all be started is lost to rayon for good (its first use
+    // then panics): ask only for what fits in a limited address space. Fails otherwise only
+    // when the pool already exists (a second run in one process): keep that one.
     let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(hashing_threads_that_fit(threads.max(1)))
         .build_global();
 }
 

@@ -47,10 +47,6 @@ pub const MAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 /// The unit of populating, hashing and releasing a mapping.
 const WINDOW: usize = 8 * 1024 * 1024;
 
-/// Windows asked of the device ahead of the one populated: on a cold disk they are read while
-/// it is hashed (`Mapping::ask_ahead`).
-const WINDOWS_ASKED_AHEAD: usize = 2;
-
 /// Whether to map files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MmapChoice {
@@ -602,7 +598,12 @@ pub(crate) fn hash_file_with<H: Hashing>(
         .mmap
         .maps(len)
         .then(|| Mapping::new(&file, len))
-        .transpose()?
+        .transpose()
+        .or_else(|error| match error.raw_os_error() {
+            // No address space for it (`ulimit -v`): the file is read instead.
+            Some(libc::ENOMEM) => Ok(None),
+            _ => Err(error),
+        })?
         .flatten()
     {
         Some(mapping) => {
@@ -727,40 +728,27 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
         return;
     }
     mapping.advise_sequential();
-    mapping.ask_ahead(0..WINDOWS_ASKED_AHEAD * WINDOW);
     // Windows populated so far, and windows hashed so far.
     let populated = AtomicUsize::new(0);
     let hashed = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let helper = scope.spawn(|| {
-            let mut released = 0;
-            let release_hashed = |released: &mut usize| {
-                let done = hashed.load(Ordering::Acquire);
-                if done > *released {
-                    mapping.release(*released * WINDOW..done * WINDOW);
-                    *released = done;
-                }
-                done
-            };
-            for (index, window) in windows(bytes.len()).enumerate() {
+        let helper = std::thread::Builder::new()
+            .name("populate".into())
+            .stack_size(HELPER_STACK)
+            .spawn_scoped(scope, || populate_ahead(mapping, &populated, &hashed));
+        let Ok(helper) = helper else {
+            // No thread to be had (a limit on threads or address space): the pages fault in
+            // as they are hashed, released behind.
+            for window in windows(bytes.len()) {
                 if mapping.was_truncated() {
                     break;
                 }
-                // Stay a bounded distance ahead, so memory stays bounded on huge files.
-                while index >= hashed.load(Ordering::Acquire) + 8 {
-                    release_hashed(&mut released);
-                    std::thread::park_timeout(std::time::Duration::from_millis(1));
-                }
-                let ahead = window.start + WINDOWS_ASKED_AHEAD * WINDOW;
-                mapping.ask_ahead(ahead..ahead + WINDOW);
-                mapping.populate(window);
-                populated.store(index + 1, Ordering::Release);
-                release_hashed(&mut released);
+                count(window.len());
+                consume(&bytes[window.clone()]);
+                mapping.release(window);
             }
-            while release_hashed(&mut released) < window_count {
-                std::thread::park_timeout(std::time::Duration::from_millis(1));
-            }
-        });
+            return;
+        };
         for (index, window) in windows(bytes.len()).enumerate() {
             let mut spins = 0u32;
             while populated.load(Ordering::Acquire) <= index
@@ -789,19 +777,48 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     });
 }
 
-/// Windows hashed side by side at a time when a file is split (CRCs, BLAKE3): the next group
-/// is asked of the device while one is hashed.
+/// The populating helper's stack: it only advises the kernel.
+const HELPER_STACK: usize = 64 * 1024;
+
+/// The helper of [`feed_mapping`]: populates each window ahead of the hashing thread, at most
+/// eight ahead, and releases those hashed (`hashed` of them) behind it.
+fn populate_ahead(mapping: &Mapping, populated: &AtomicUsize, hashed: &AtomicUsize) {
+    let len = mapping.len();
+    let window_count = len.div_ceil(WINDOW);
+    let mut released = 0;
+    let release_hashed = |released: &mut usize| {
+        let done = hashed.load(Ordering::Acquire);
+        if done > *released {
+            mapping.release(*released * WINDOW..done * WINDOW);
+            *released = done;
+        }
+        done
+    };
+    for (index, window) in windows(len).enumerate() {
+        if mapping.was_truncated() {
+            break;
+        }
+        // Stay a bounded distance ahead, so memory stays bounded on huge files.
+        while index >= hashed.load(Ordering::Acquire) + 8 {
+            release_hashed(&mut released);
+            std::thread::park_timeout(std::time::Duration::from_millis(1));
+        }
+        mapping.populate(window);
+        populated.store(index + 1, Ordering::Release);
+        release_hashed(&mut released);
+    }
+    while release_hashed(&mut released) < window_count {
+        std::thread::park_timeout(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Windows hashed side by side at a time when a file is split (CRCs, BLAKE3), released
+/// behind.
 const GROUP: usize = 16 * WINDOW;
 
-/// A file's groups in order, each asked of the device one group ahead of its turn.
-fn groups_asked_ahead(mapping: &Mapping) -> impl Iterator<Item = Range<usize>> + '_ {
-    let len = mapping.len();
-    mapping.ask_ahead(0..GROUP);
-    (0..len.div_ceil(GROUP)).map(move |i| {
-        let group = i * GROUP..((i + 1) * GROUP).min(len);
-        mapping.ask_ahead(group.end..group.end + GROUP);
-        group
-    })
+/// A mapping's groups, in order.
+fn groups(len: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..len.div_ceil(GROUP)).map(move |i| i * GROUP..((i + 1) * GROUP).min(len))
 }
 
 /// A CRC from windows hashed on every core, combined in order.
@@ -809,7 +826,7 @@ fn crc_in_parallel(mapping: &Mapping, algorithm: Algorithm) -> Digest {
     use rayon::prelude::*;
     let bytes = mapping.bytes();
     let mut pieces: Vec<(Digest, u64)> = Vec::new();
-    for group in groups_asked_ahead(mapping) {
+    for group in groups(mapping.len()) {
         let windows: Vec<Range<usize>> = windows(group.len())
             .map(|window| group.start + window.start..group.start + window.end)
             .collect();
@@ -857,7 +874,7 @@ pub(crate) fn combine_crcs(
 fn blake3_in_parallel(mapping: &Mapping) -> Digest {
     let bytes = mapping.bytes();
     let mut hasher = blake3::Hasher::new();
-    for group in groups_asked_ahead(mapping) {
+    for group in groups(mapping.len()) {
         hasher.update_rayon(&bytes[group.clone()]);
         count(group.len());
         mapping.release(group);
