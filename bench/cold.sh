@@ -199,6 +199,7 @@ group big-read "$big_title, read only" "$big_bytes" 1 -- \
 # Through the FUSE fixture: a file system whose every read and open waits, as a network one's.
 unmount() {
   if mountpoint -q "$mnt"; then fusermount3 -u "$mnt" 2>/dev/null || umount "$mnt"; fi
+  return 0
 }
 trap unmount EXIT
 mkdir -p "$mnt"
@@ -266,6 +267,8 @@ source_dev="$(findmnt -no SOURCE -T "$data")"
 
 slug="$("$fasthash" --version | sed -n 's/^CPU: //p' | tr '[:upper:]' '[:lower:]' \
   | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')"
-out="$results/cold-${slug:-unknown}$([ "$small" = 1 ] && echo -small).md"
+suffix=""
+if [ "$small" = 1 ]; then suffix="-small"; fi
+out="$results/cold-${slug:-unknown}$suffix.md"
 python3 "$here/cold_report.py" "$json" "$out"
 echo "wrote $out" >&2

@@ -812,37 +812,22 @@ fn populate_ahead(mapping: &Mapping, populated: &AtomicUsize, hashed: &AtomicUsi
     }
 }
 
-/// Windows hashed side by side at a time when a file is split (CRCs, BLAKE3), released
-/// behind.
-const GROUP: usize = 16 * WINDOW;
-
-/// A mapping's groups, in order.
-fn groups(len: usize) -> impl Iterator<Item = Range<usize>> {
-    (0..len.div_ceil(GROUP)).map(move |i| i * GROUP..((i + 1) * GROUP).min(len))
-}
-
 /// A CRC from windows hashed on every core, combined in order.
 fn crc_in_parallel(mapping: &Mapping, algorithm: Algorithm) -> Digest {
     use rayon::prelude::*;
     let bytes = mapping.bytes();
-    let mut pieces: Vec<(Digest, u64)> = Vec::new();
-    for group in groups(mapping.len()) {
-        let windows: Vec<Range<usize>> = windows(group.len())
-            .map(|window| group.start + window.start..group.start + window.end)
-            .collect();
-        let hashed: Vec<(Digest, u64)> = windows
-            .into_par_iter()
-            .map(|window| {
-                let mut hasher = Hasher::new(algorithm);
-                hasher.update(&bytes[window.clone()]);
-                let digest = hasher.finalize();
-                count(window.len());
-                mapping.release(window.clone());
-                (digest, window.len() as u64)
-            })
-            .collect();
-        pieces.extend(hashed);
-    }
+    let pieces: Vec<(Digest, u64)> = windows(bytes.len())
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|window| {
+            let mut hasher = Hasher::new(algorithm);
+            hasher.update(&bytes[window.clone()]);
+            let digest = hasher.finalize();
+            count(window.len());
+            mapping.release(window.clone());
+            (digest, window.len() as u64)
+        })
+        .collect();
     combine_crcs(algorithm, pieces)
 }
 
@@ -872,12 +857,16 @@ pub(crate) fn combine_crcs(
 /// BLAKE3's own parallel tree hashing (as b3sum does it), 128 MiB at a time so that pages are
 /// released behind it.
 fn blake3_in_parallel(mapping: &Mapping) -> Digest {
+    const GROUP: usize = 16 * WINDOW;
     let bytes = mapping.bytes();
     let mut hasher = blake3::Hasher::new();
-    for group in groups(mapping.len()) {
-        hasher.update_rayon(&bytes[group.clone()]);
-        count(group.len());
-        mapping.release(group);
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + GROUP).min(bytes.len());
+        hasher.update_rayon(&bytes[start..end]);
+        count(end - start);
+        mapping.release(start..end);
+        start = end;
     }
     Digest::from_slice(hasher.finalize().as_bytes())
 }
