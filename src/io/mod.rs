@@ -10,7 +10,7 @@
 //!   bytes; larger files are opened by a reader, and those under 4 MiB asked of the device
 //!   at once (`POSIX_FADV_WILLNEED`); a mapped one is left to the kernel's readahead (asking
 //!   ahead there measured slower on a cold disk);
-//! - under 4 MiB, `read(2)` into a 256 KiB per-thread buffer; a file that fits is read in one
+//! - under 4 MiB, `read(2)` into a 64 KiB per-thread buffer; a file that fits is read in one
 //!   call and hashed from the buffer (four system calls a file in all); where an engine has
 //!   lanes and a batch keeps them busy, each lane pulls its file 64 KiB at a time into a window
 //!   of its own instead (`pread`, one call for a file of up to 64 KiB), or from 128 KiB on one
