@@ -2,7 +2,7 @@
 //! renamed, truncated and touched files, awkward names, mixed algorithms, `--quiet` and
 //! `--json`, each with the status line and exit code the README promises.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, write_file};
 

@@ -1,7 +1,7 @@
 //! b3sum's keyed, derived-key and extended output: BLAKE3's official answers through the
 //! binary, and b3sum 1.8.7 itself, byte for byte, on its options and their conflicts.
 
-mod common;
+use crate::common;
 
 use common::{os, os_names, pattern, peer, program, text, write_files, Run, FASTHASH};
 use std::ffi::OsString;

@@ -2,7 +2,7 @@
 //! modification and change times are unchanged, and hashes the others; a cache it cannot
 //! trust is ignored with a warning and rewritten. `--debug` says how many came from it.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, peer, program, text, write_files};
 

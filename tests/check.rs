@@ -2,7 +2,7 @@
 //! peers themselves, coreutils' messages and exit codes (compared with the real programs for
 //! the drop-in names), and every edge `docs/check.md` describes.
 
-mod common;
+use crate::common;
 
 use common::{
     checkable_algorithms, fasthash, os_names, pattern, peer, program,

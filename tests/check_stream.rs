@@ -3,7 +3,7 @@
 //! output fails, and a manifest fed slowly through a pipe is answered line by line. Every
 //! run here has a deadline, so a regression fails the test instead of hanging it.
 
-mod common;
+use crate::common;
 
 use common::{text, Run, FASTHASH};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -238,10 +238,12 @@ fn a_limited_address_space_still_checks_and_hashes() {
         .write(true)
         .open("/dev/full")
         .unwrap();
+    let manifest = dir.path().join("many.manifest");
+    std::fs::write(&manifest, line.repeat(5000)).unwrap();
     let checked = called(dir.path(), "cksum")
         .arg("--check")
         .shell(&limit, "")
-        .stdin(line.repeat(5000))
+        .redirect_stdin(std::fs::File::open(&manifest).unwrap())
         .redirect_stdout(full)
         .output();
     let stderr = text(&checked.stderr);

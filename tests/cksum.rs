@@ -4,7 +4,7 @@
 //! `--raw`, `--base64`, its wording of two messages) is checked against NIST's SHA-3 answers and against
 //! what 9.11's `src/cksum.c` prints, as cited.
 
-mod common;
+use crate::common;
 
 use common::{
     assert_output, assert_same_output, fasthash, os, os_names, pattern, peer, program,

@@ -2,7 +2,7 @@
 //! every name is a file), every usage error clap finds is worded in fasthash's one voice with
 //! the closest right spelling, and `-h` fits a terminal.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, peer, program, text, write_file, FASTHASH};
 use fasthash::kernels::{hash, Algorithm};

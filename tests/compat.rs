@@ -2,7 +2,7 @@
 //! code, for awkward file names and every output style. Expected output comes from the peers
 //! themselves (coreutils, b3sum, xxhsum), never from fasthash.
 
-mod common;
+use crate::common;
 
 use common::{
     assert_output, assert_same_output, assert_same_stdout_and_status, fasthash, os, os_names,

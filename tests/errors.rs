@@ -1,7 +1,7 @@
 //! Bad inputs and broken outputs: each failing file is named with coreutils' reason, the others
 //! are still hashed, and the exit code says something failed.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, peer, program, text, FASTHASH};
 use std::io::{BufRead, BufReader};

@@ -1,7 +1,7 @@
 //! The committed man page and completions are what the binary generates now: a change to the
 //! command line that forgot `fasthash --generate` fails here, naming the command that fixes it.
 
-mod common;
+use crate::common;
 
 #[test]
 fn committed_man_page_and_completions_are_current() {

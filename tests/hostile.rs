@@ -5,7 +5,7 @@
 //! These are about input and output, not kernels, and some hash many GiB: they run on the
 //! kernels this CPU would choose even in CI's `FASTHASH_KERNEL=portable` pass.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, program, random_bytes, text};
 use fasthash::kernels::{hash, Algorithm};

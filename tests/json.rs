@@ -2,7 +2,7 @@
 //! parsed and its fields checked, for each status, against text mode's lines, warnings and exit
 //! codes on the same input (docs/json.md describes the shapes).
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use common::{fasthash, os_names, text, write_file};

@@ -5,7 +5,7 @@
 //! them in CI's portable pass. The lane kernels' own tests (every lane count on the portable
 //! model of the lane operations, against md-5, sha1 and sha2) are unit tests of the library.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, program, random_bytes, text, SplitMix64};
 use fasthash::kernels::detect::{self, Capabilities};

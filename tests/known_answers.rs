@@ -3,7 +3,7 @@
 //! sanity vectors, and the CRC catalogue. The library is checked in
 //! one call and in randomly split streams; the binary is checked on files.
 
-mod common;
+use crate::common;
 
 use common::{
     bundled_known_answers, fasthash, fasthash_name, parse_kat_tsv, shared_vectors, KnownAnswer,

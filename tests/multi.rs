@@ -4,7 +4,7 @@
 //! prove it); the mixed manifest checks, shards merge, S3 gives a value per algorithm, and
 //! `--json` gives one object a file with every digest.
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use common::{fasthash, make_fifo, random_bytes, text, write_file};

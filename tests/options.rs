@@ -2,7 +2,7 @@
 //! errors naming both options; `--exclude`/`--include` mean the same when walking and when
 //! checking a manifest; `--etag` prints what was asked for.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, text, write_file};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! is named, not only the files it hashes, opens at that depth; and the walk that takes over
 //! below that depth follows links under `-L` as the ordinary walk does.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, text};
 use fasthash::kernels::{hash, Algorithm};

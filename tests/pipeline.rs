@@ -1,7 +1,7 @@
 //! The pipeline: recursion, filters, name lists, every read path giving the same digest,
 //! stable order whatever the thread count, and files that change while they are hashed.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, make_fifo, pattern, program, random_bytes, repo_path, text, write_file};
 use fasthash::io::read::{hash_file, MmapChoice, ReadOptions};

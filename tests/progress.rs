@@ -4,7 +4,7 @@
 //! A FIFO stands in for a slow file: the test decides when its bytes come and when it ends, so
 //! the bar is on screen exactly while the test looks, and a signal lands mid-hash.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, make_fifo, text, write_file};
 use std::fs::File;

@@ -1,7 +1,7 @@
 //! Every `fasthash` command shown in the README runs and succeeds, in order, in a directory
 //! holding the files the examples name. A README example that stops working fails here.
 
-mod common;
+use crate::common;
 
 use common::{program, text, write_file, FASTHASH};
 use std::fs;

@@ -2,7 +2,7 @@
 //! AWS SDKs' own checksum classes, see PROVENANCE.md), for every algorithm, single and
 //! multipart; part limits; presets; the JSON shape; and `--verify-s3`.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, random_bytes, text};
 use serde_json::Value;

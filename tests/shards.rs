@@ -2,7 +2,7 @@
 //! whatever N and the order the shards are given in; shards of different runs, a shard twice
 //! and a missing shard are refused with nothing written.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, pattern, peer, program, text, write_file, FASTHASH};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! what 0.8.3 changed (escaped names, `XXH3_` digests, its messages) is asserted from its
 //! `cli/xxhsum.c`, as cited, with digests from xxHash's own sanity vectors.
 
-mod common;
+use crate::common;
 
 use common::{fasthash, os, os_names, pattern, peer, program, text, write_files};
 use std::ffi::OsString;

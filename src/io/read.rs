@@ -32,7 +32,7 @@ use super::open::{Ahead, Opened};
 use super::Input;
 use crate::kernels::engine::{self, Split};
 use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::ops::Range;
@@ -100,7 +100,18 @@ pub(crate) fn count(bytes: usize) {
 }
 
 thread_local! {
-    static READ_BUFFER: RefCell<Vec<u8>> = RefCell::new(vec![0; READ_BUFFER_SIZE]);
+    static READ_BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Lends `work` this thread's read buffer. The buffer is taken out while lent, not borrowed:
+/// `work` may hash on the pool, and a thread waiting there runs other files' jobs, which
+/// then find the slot empty and use a buffer of their own instead of finding it in use.
+fn with_read_buffer<T>(work: impl FnOnce(&mut [u8]) -> T) -> T {
+    let mut buffer = READ_BUFFER.take();
+    buffer.resize(READ_BUFFER_SIZE, 0);
+    let result = work(&mut buffer);
+    READ_BUFFER.set(buffer);
+    result
 }
 
 /// The message for a file whose size or contents moved while it was hashed (tar's words).
@@ -558,7 +569,7 @@ fn shortest_mapped_beside(options: &ReadOptions) -> Option<u64> {
 
 thread_local! {
     /// Each thread's arena for the lanes' mapped files, kept from batch to batch.
-    static ARENA: std::cell::Cell<Option<Arena>> = const { std::cell::Cell::new(None) };
+    static ARENA: Cell<Option<Arena>> = const { Cell::new(None) };
 }
 
 /// An opened file's state when it is a regular file under [`MAP_THRESHOLD`] that the lanes
@@ -663,8 +674,7 @@ fn in_one_read<T>(
         return Ok(None);
     }
     let len = len as usize;
-    READ_BUFFER.with(|buffer| {
-        let mut buffer = buffer.borrow_mut();
+    with_read_buffer(|buffer| {
         let read = read_once(file, &mut buffer[..len])?;
         if read < len {
             // Rewind what was consumed so the long way starts from the beginning.
@@ -684,18 +694,15 @@ pub fn hash_reader(reader: impl Read, algorithm: Algorithm) -> io::Result<Digest
 
 /// Hands everything `reader` yields until end of file to `consume`, a buffer at a time.
 pub(crate) fn feed_reader(mut reader: impl Read, mut consume: impl FnMut(&[u8])) -> io::Result<()> {
-    READ_BUFFER.with(|buffer| {
-        let mut buffer = buffer.borrow_mut();
-        loop {
-            match reader.read(&mut buffer) {
-                Ok(0) => return Ok(()),
-                Ok(n) => {
-                    consume(&buffer[..n]);
-                    count(n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+    with_read_buffer(|buffer| loop {
+        match reader.read(buffer) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                consume(&buffer[..n]);
+                count(n);
             }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
         }
     })
 }
@@ -874,4 +881,27 @@ fn blake3_in_parallel(mapping: &Mapping) -> Digest {
         start = end;
     }
     Digest::from_slice(hasher.finalize().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread hashing on the pool runs other files' jobs while it waits; one of those
+    /// reading a file must not find the thread's buffer in use (it once panicked under qemu).
+    #[test]
+    fn a_read_inside_a_read_on_the_same_thread_gets_its_own_buffer() {
+        let outer: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
+        let inner: Vec<u8> = (0..150_000u32).map(|i| (i * 7) as u8).collect();
+        let (mut outer_seen, mut inner_seen) = (Vec::new(), Vec::new());
+        feed_reader(&outer[..], |bytes| {
+            if inner_seen.is_empty() {
+                feed_reader(&inner[..], |more| inner_seen.extend_from_slice(more)).unwrap();
+            }
+            outer_seen.extend_from_slice(bytes);
+        })
+        .unwrap();
+        assert_eq!(outer_seen, outer);
+        assert_eq!(inner_seen, inner);
+    }
 }

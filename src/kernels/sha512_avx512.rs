@@ -352,7 +352,7 @@ mod tests {
     /// of every size), in one piece and in two.
     #[test]
     fn every_length_matches_the_sha2_crate() {
-        if !supported() {
+        if !test_data::runs_here(supported(), "AVX-512F, BW and VL with BMI1 and BMI2") {
             return;
         }
         test_data::every_length_in_one_and_two_pieces(|pieces| hash(false, pieces), expected);
@@ -361,7 +361,7 @@ mod tests {
     /// SHA-384 and SHA-512 in turn.
     #[test]
     fn random_splits_match_the_sha2_crate() {
-        if !supported() {
+        if !test_data::runs_here(supported(), "AVX-512F, BW and VL with BMI1 and BMI2") {
             return;
         }
         test_data::random_cuts(
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn thirty_three_mebibytes_match_the_sha2_crate() {
-        if !supported() {
+        if !test_data::runs_here(supported(), "AVX-512F, BW and VL with BMI1 and BMI2") {
             return;
         }
         test_data::thirty_three_mebibytes(|pieces| hash(false, pieces), expected);

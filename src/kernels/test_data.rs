@@ -104,3 +104,12 @@ pub(crate) fn thirty_three_mebibytes(
     let pieces: Vec<&[u8]> = data.chunks(1024 * 1024 + 7).collect();
     assert_eq!(hash(&pieces), expected, "in pieces");
 }
+
+/// True when a test of an engine can run here; otherwise says on the test's output that it
+/// skipped and why, so a run without the hardware is not mistaken for a pass.
+pub(crate) fn runs_here(supported: bool, needs: &str) -> bool {
+    if !supported {
+        eprintln!("skipped: needs {needs}, which this CPU lacks");
+    }
+    supported
+}

@@ -2,7 +2,6 @@
 //! name, or a peer (coreutils, b3sum, xxhsum, a shell) it is compared with.
 
 use std::ffi::{OsStr, OsString};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -186,48 +185,49 @@ impl Run {
 
     /// [`Run::output`], or why the program could not be started.
     pub fn try_output(mut self) -> std::io::Result<Output> {
-        let input = self.input.take();
-        let mut command = self.command();
-        command
-            .stdin(match (&input, self.stdin.take()) {
-                (Some(_), _) => Stdio::piped(),
-                (None, Some(stdin)) => stdin,
-                (None, None) => Stdio::null(),
-            })
-            .stdout(self.stdout.take().unwrap_or_else(Stdio::piped))
-            .stderr(self.stderr.take().unwrap_or_else(Stdio::piped));
-        let mut child = command.spawn()?;
-        // Written from a thread: a program that writes much before it reads all of its input
-        // would otherwise wait on us while we wait on it.
-        let writer = input.map(|bytes| {
-            let mut stdin = child.stdin.take().unwrap();
-            std::thread::spawn(move || {
-                // A program may exit without reading its input: a closed pipe is no failure.
-                let _ = stdin.write_all(&bytes);
-            })
-        });
-        let output = child.wait_with_output()?;
-        if let Some(writer) = writer {
-            writer.join().unwrap();
+        if self.stdin.is_some() || self.stdout.is_some() || self.stderr.is_some() {
+            // assert_cmd pipes all three streams; a run with one redirected is waited on here.
+            return self.try_spawn()?.wait_with_output();
         }
-        Ok(output)
+        // assert_cmd writes the input from a thread of its own (a program that writes much
+        // before it reads all of its input would otherwise wait on us while we wait on it),
+        // and closes standard input at once when there is none.
+        let input = self.input.take();
+        let mut command = assert_cmd::Command::from_std(self.command());
+        if let Some(bytes) = input {
+            command.write_stdin(bytes);
+        }
+        command.output()
+    }
+
+    /// Runs to the end like [`Run::output`], for a test to assert on with `predicates`:
+    /// `.assert().success().stdout(predicate::str::contains(..))`.
+    pub fn assert(self) -> assert_cmd::assert::Assert {
+        let program = self.program.clone();
+        let output = self.output();
+        assert_cmd::assert::OutputAssertExt::assert(output)
+            .append_context("program", program.display().to_string())
     }
 
     /// Starts the program and returns at once; standard output and error are pipes unless
     /// redirected, standard input `/dev/null` unless redirected.
-    pub fn spawn(mut self) -> Child {
+    pub fn spawn(self) -> Child {
+        let program = self.program.clone();
+        self.try_spawn()
+            .unwrap_or_else(|error| panic!("cannot run {}: {error}", program.display()))
+    }
+
+    fn try_spawn(mut self) -> std::io::Result<Child> {
         assert!(
             self.input.is_none(),
-            "spawn takes redirect_stdin, not stdin bytes"
+            "a redirected or spawned run takes redirect_stdin, not stdin bytes"
         );
         let mut command = self.command();
         command
             .stdin(self.stdin.take().unwrap_or_else(Stdio::null))
             .stdout(self.stdout.take().unwrap_or_else(Stdio::piped))
             .stderr(self.stderr.take().unwrap_or_else(Stdio::piped));
-        command
-            .spawn()
-            .unwrap_or_else(|error| panic!("cannot run {}: {error}", self.program.display()))
+        command.spawn()
     }
 }
 
