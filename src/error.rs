@@ -1,9 +1,9 @@
 //! The one error type, the exit codes, and how a message is rendered.
 //!
 //! Per-file failures are values, counted and reported in input order; they never end the run
-//! early. Usage errors end it before any work starts.
+//! early. Usage errors end it before any work starts. They are worded in one place,
+//! `format::messages`, which renders every message.
 
-use crate::format::quote::quote_name;
 use std::io;
 
 /// Exit codes, as coreutils and b3sum use them.
@@ -44,32 +44,6 @@ impl Error {
             try_help: true,
         }
     }
-
-    /// The text after `PROGRAM: `, without a trailing newline.
-    pub fn render(&self, style: MessageStyle) -> Vec<u8> {
-        match self {
-            Error::Usage { message, .. } => message.clone().into_bytes(),
-            Error::Input { name, source } if style == MessageStyle::B3sum => {
-                format!("{}: {source}", String::from_utf8_lossy(name)).into_bytes()
-            }
-            Error::Input { name, source } => {
-                let mut text = quote_name(name);
-                text.extend_from_slice(b": ");
-                text.extend_from_slice(os_error_text(source).as_bytes());
-                text
-            }
-            Error::Invalid { name, reason } if style == MessageStyle::B3sum => {
-                format!("{}: {reason}", String::from_utf8_lossy(name)).into_bytes()
-            }
-            Error::Invalid { name, reason } => {
-                let mut text = quote_name(name);
-                text.extend_from_slice(b": ");
-                text.extend_from_slice(reason.as_bytes());
-                text
-            }
-            Error::Write(source) => format!("write error: {}", os_error_text(source)).into_bytes(),
-        }
-    }
 }
 
 /// The C library's text for an I/O error (`No such file or directory`), as coreutils prints it,
@@ -82,40 +56,4 @@ pub fn os_error_text(error: &io::Error) -> String {
     }
 }
 
-/// As the reporter renders it for fasthash (what follows `fasthash: `), so that clap can carry
-/// an [`Error`] from a value parser back to `config` as the source of its own error.
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&String::from_utf8_lossy(
-            &self.render(MessageStyle::Coreutils),
-        ))
-    }
-}
-
 impl std::error::Error for Error {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn os_errors_lose_the_rust_suffix_and_names_are_quoted() {
-        let error = Error::Input {
-            name: b"a b".to_vec(),
-            source: io::Error::from_raw_os_error(libc::ENOENT),
-        };
-        assert_eq!(
-            error.render(MessageStyle::Coreutils),
-            b"'a b': No such file or directory"
-        );
-        assert_eq!(
-            error.render(MessageStyle::B3sum),
-            b"a b: No such file or directory (os error 2)"
-        );
-        let error = Error::Write(io::Error::from_raw_os_error(libc::ENOSPC));
-        assert_eq!(
-            error.render(MessageStyle::Coreutils),
-            b"write error: No space left on device"
-        );
-    }
-}

@@ -25,6 +25,16 @@ use format::messages::Message;
 use report::{Counts, Reporter, Verified};
 use std::io::Write;
 
+/// Sends the kernels' warnings (an engine that failed its self-check) to standard error as
+/// `PROGRAM: warning: ...`, under the name the program was called by. `main` calls it first,
+/// before anything can choose an engine.
+pub fn name_warnings(program: &str) {
+    let program = program.to_string();
+    kernels::engine::set_warning_sink(move |message| {
+        report::write_stderr(format!("{program}: warning: {message}\n").as_bytes());
+    });
+}
+
 /// Runs a validated configuration to its exit status.
 pub fn run(config: &Config) -> ExitStatus {
     let reporter = Reporter::new(&config.invocation);

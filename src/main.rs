@@ -12,9 +12,11 @@ fn main() -> ExitCode {
     exit_cleanly_on_interrupt();
     let args: Vec<_> = std::env::args_os().collect();
     if let Some(name) = fasthash::dropin::xxhsum::program_name(args.first()) {
+        fasthash::name_warnings(&name);
         return ExitCode::from(fasthash::dropin::xxhsum::run(&name, &args));
     }
     let invocation = Invocation::from_argv0(args.first());
+    fasthash::name_warnings(&invocation.program);
     let status = match Config::from_args(invocation.clone(), args) {
         Ok(config) => fasthash::run(&config),
         Err(error) => report_usage(&invocation, &error),

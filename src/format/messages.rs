@@ -107,7 +107,7 @@ impl Message<'_> {
             text
         };
         match self {
-            Message::Error(error) => error.render(style),
+            Message::Error(error) => render_error(error, style),
             Message::ImproperLine {
                 manifest,
                 line_number,
@@ -421,6 +421,45 @@ pub fn clap_usage(error: &clap::Error) -> String {
     }
 }
 
+/// An error's text after `PROGRAM: `, without a trailing newline.
+fn render_error(error: &Error, style: MessageStyle) -> Vec<u8> {
+    match error {
+        Error::Usage { message, .. } => message.clone().into_bytes(),
+        Error::Input { name, source } if style == MessageStyle::B3sum => {
+            format!("{}: {source}", String::from_utf8_lossy(name)).into_bytes()
+        }
+        Error::Input { name, source } => {
+            let mut text = quote_name(name);
+            text.extend_from_slice(b": ");
+            text.extend_from_slice(crate::error::os_error_text(source).as_bytes());
+            text
+        }
+        Error::Invalid { name, reason } if style == MessageStyle::B3sum => {
+            format!("{}: {reason}", String::from_utf8_lossy(name)).into_bytes()
+        }
+        Error::Invalid { name, reason } => {
+            let mut text = quote_name(name);
+            text.extend_from_slice(b": ");
+            text.extend_from_slice(reason.as_bytes());
+            text
+        }
+        Error::Write(source) => {
+            format!("write error: {}", crate::error::os_error_text(source)).into_bytes()
+        }
+    }
+}
+
+/// As the reporter renders it for fasthash (what follows `fasthash: `), so that clap can carry
+/// an [`Error`] from a value parser back to `config` as the source of its own error.
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&render_error(
+            self,
+            MessageStyle::Coreutils,
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,5 +485,26 @@ mod tests {
         );
         assert!(message.ends_with(&Algorithm::names_list()), "{message}");
         assert!(unknown_algorithm("xxhash-64").contains("did you mean 'xxhash64'?"));
+    }
+
+    #[test]
+    fn os_errors_lose_the_rust_suffix_and_names_are_quoted() {
+        let error = Error::Input {
+            name: b"a b".to_vec(),
+            source: io::Error::from_raw_os_error(libc::ENOENT),
+        };
+        assert_eq!(
+            render_error(&error, MessageStyle::Coreutils),
+            b"'a b': No such file or directory"
+        );
+        assert_eq!(
+            render_error(&error, MessageStyle::B3sum),
+            b"a b: No such file or directory (os error 2)"
+        );
+        let error = Error::Write(io::Error::from_raw_os_error(libc::ENOSPC));
+        assert_eq!(
+            render_error(&error, MessageStyle::Coreutils),
+            b"write error: No space left on device"
+        );
     }
 }

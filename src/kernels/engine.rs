@@ -252,17 +252,20 @@ pub fn forced(algorithm: Algorithm) -> bool {
     matches!(detect::forced(), Ok(forced) if forced.get(algorithm) == Some(chosen(algorithm).kernel))
 }
 
-/// The name a warning starts with: the program's, once `main` knows it.
-static PROGRAM: OnceLock<String> = OnceLock::new();
+/// Where the engine table's one warning (a failed self-check) goes. The program installs it,
+/// knowing its own name and how it writes messages; the kernels write nothing themselves.
+type WarningSink = Box<dyn Fn(&str) + Send + Sync>;
+static WARNING_SINK: OnceLock<WarningSink> = OnceLock::new();
 
-/// Sets the program name warnings start with (the drop-in name under a drop-in name).
-pub fn set_program_name(name: &str) {
-    let _ = PROGRAM.set(name.to_string());
+/// Sends the engine table's warnings to `sink` (the first sink set stays).
+pub fn set_warning_sink(sink: impl Fn(&str) + Send + Sync + 'static) {
+    let _ = WARNING_SINK.set(Box::new(sink));
 }
 
 fn warn(message: &str) {
-    let program = PROGRAM.get().map_or("fasthash", String::as_str);
-    crate::report::write_stderr(format!("{program}: warning: {message}\n").as_bytes());
+    if let Some(sink) = WARNING_SINK.get() {
+        sink(message);
+    }
 }
 
 /// `engine` if it passes its self-check, else the portable engine, after one warning.
