@@ -1,6 +1,6 @@
 //! `--check MANIFEST --tree DIR`: a tree audited against its manifest. Added, removed,
 //! renamed, truncated and touched files, awkward names, mixed algorithms, `--quiet` and
-//! `--json`, each with the status line and exit code the README promises.
+//! `--json`, each with the status line and exit code docs/GUIDE.md promises.
 
 use crate::common;
 

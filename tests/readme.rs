@@ -1,5 +1,6 @@
-//! Every `fasthash` command shown in the README runs and succeeds, in order, in a directory
-//! holding the files the examples name. A README example that stops working fails here.
+//! Every `fasthash` command shown in README.md and docs/GUIDE.md runs and succeeds, in order
+//! (the README's, then the guide's), in one directory holding the files the examples name. An
+//! example that stops working fails here.
 
 use crate::common;
 
@@ -7,7 +8,7 @@ use common::{program, text, write_file, FASTHASH};
 use std::fs;
 use std::path::Path;
 
-/// The shell lines of the README's `sh` blocks that run fasthash, continuations joined,
+/// The shell lines of a document's `sh` blocks that run fasthash, continuations joined,
 /// trailing comments dropped; installing, uninstalling and the benchmark scripts are left out.
 fn readme_commands(readme: &str) -> Vec<String> {
     let mut commands = Vec::new();
@@ -43,16 +44,38 @@ fn readme_commands(readme: &str) -> Vec<String> {
     commands
 }
 
+/// The commands of a document, by its path from the repository's root.
+fn commands_of(document: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(document);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    readme_commands(&text)
+}
+
 #[test]
 fn every_readme_example_runs() {
-    let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let commands = readme_commands(&readme);
+    // The README keeps a quick start; the guide has an example of every feature. Both run,
+    // the README's first, in the one directory prepared below.
+    let readme = commands_of("README.md");
+    let guide = commands_of("docs/GUIDE.md");
     assert!(
-        commands.len() >= 30,
-        "only {} commands found",
-        commands.len()
+        readme.len() >= 3,
+        "only {} commands found in README.md",
+        readme.len()
     );
+    assert!(
+        guide.len() >= 25,
+        "only {} commands found in docs/GUIDE.md",
+        guide.len()
+    );
+    assert!(
+        readme.len() + guide.len() >= 30,
+        "only {} commands found in README.md and docs/GUIDE.md",
+        readme.len() + guide.len()
+    );
+    let commands = readme
+        .iter()
+        .map(|command| ("README.md", command))
+        .chain(guide.iter().map(|command| ("docs/GUIDE.md", command)));
 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -89,7 +112,7 @@ fn every_readme_example_runs() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    for command in &commands {
+    for (document, command) in commands {
         let output = program("sh", d)
             .arg("-c")
             .arg(command)
@@ -98,7 +121,7 @@ fn every_readme_example_runs() {
         assert_eq!(
             output.status.code(),
             Some(0),
-            "README example failed: {command}\nstdout: {}\nstderr: {}",
+            "{document} example failed: {command}\nstdout: {}\nstderr: {}",
             text(&output.stdout),
             text(&output.stderr)
         );

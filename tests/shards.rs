@@ -194,7 +194,7 @@ fn shard_refuses_what_it_cannot_cut_the_same_way_everywhere() {
     }
 }
 
-/// The README's GNU parallel command, run with the real `parallel`.
+/// The GNU parallel command of docs/GUIDE.md ("Shards"), run with the real `parallel`.
 #[test]
 fn gnu_parallel_runs_the_shards_and_merge_gives_the_single_run() {
     let Some(parallel) = peer("parallel") else {
@@ -219,7 +219,7 @@ fn gnu_parallel_runs_the_shards_and_merge_gives_the_single_run() {
         ])
         .output();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    // The parts named by the shell's glob, as the README's command names them.
+    // The parts named by the shell's glob, as the guide's command names them.
     let merged = fasthash(dir.path())
         .arg("--merge")
         .shell("", "part-*")
