@@ -336,7 +336,7 @@ pub struct Cli {
 
     /// Remember digests in FILE and take them from it for files whose device, inode, size,
     /// modification and change times are unchanged (no read); with --check too, at the cost
-    /// of not noticing bit rot (see the README)
+    /// of not noticing bit rot (see docs/GUIDE.md)
     #[arg(long, value_name = "FILE")]
     pub cache: Option<OsString>,
 

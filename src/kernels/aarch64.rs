@@ -3,7 +3,7 @@
 //!
 //! - MD5 has no Arm instruction and is one serial chain per message; sixteen files side by
 //!   side in NEON lanes beat the scalar code on every Arm core (on paper about 5x on
-//!   Neoverse N1; see the README's Arm section).
+//!   Neoverse N1; see docs/GUIDE.md, Arm (AArch64)).
 //! - SHA-1 and SHA-256 run on the Armv8 SHA instructions through the sha1 and sha2 crates
 //!   wherever the CPU has them (every Graviton, Ampere Altra, Apple): one stream there is
 //!   faster than sixteen NEON lanes share. The lanes are chosen only on cores without those

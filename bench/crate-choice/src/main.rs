@@ -1,6 +1,6 @@
 //! The candidate crates for each algorithm, one thread, in-memory buffers of 64 B, 4 KiB and
-//! 1 MiB, median of 7 batches, GB/s. `cargo run --release` here; the README's design notes
-//! quote one run. fasthash's own MD5 kernel is measured from its source file.
+//! 1 MiB, median of 7 batches, GB/s. `cargo run --release` here; ARCHITECTURE.md's "Kernel
+//! crates, chosen by measurement" quotes one run. fasthash's own MD5 kernel is measured from its source file.
 #[path = "../../../src/kernels/md5.rs"]
 #[allow(dead_code)]
 mod ours;

@@ -26,7 +26,7 @@ pub(crate) mod multi;
 pub(crate) mod neon;
 pub(crate) mod sha1;
 // On Arm there are no SHA-384/512 lanes: scalar code with native 64-bit rotates is about as
-// fast as two 64-bit NEON lanes (see the README's Arm section).
+// fast as two 64-bit NEON lanes (see docs/GUIDE.md, Arm (AArch64)).
 #[cfg_attr(
     target_arch = "aarch64",
     allow(

@@ -5,7 +5,7 @@
 //! of four lanes leaves the vector pipes idle most of the time. Four independent registers
 //! per "vector" give each pipe work while a chain waits (Neoverse N1 has two NEON pipes,
 //! V1 and V2 four). On paper, per 64-byte MD5 block of each lane, that is about 1 cycle a
-//! byte on N1 against about 5 for scalar MD5; see the README's Arm section.
+//! byte on N1 against about 5 for scalar MD5; see docs/GUIDE.md, Arm (AArch64).
 //!
 //! NEON has no three-input logic, but its bit select (`BSL`) is exactly MD5's F and G and
 //! SHA's Ch, and Maj and MD5's I take two instructions. A rotate is a shift left and a
