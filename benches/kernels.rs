@@ -7,7 +7,7 @@
 
 use divan::counter::BytesCount;
 use divan::Bencher;
-use fasthash::kernels::engine;
+use fasthash::kernels::table;
 use fasthash::kernels::{hash, hash_many, Algorithm, Hasher};
 
 const SIZES: &[usize] = &[16, 64, 1024, 4096, 64 * 1024, 1024 * 1024];
@@ -17,7 +17,7 @@ fn main() {
         eprintln!(
             "{:<10} {}",
             algorithm.name(),
-            engine::chosen(algorithm).label()
+            table::chosen(algorithm).label()
         );
     }
     divan::main();

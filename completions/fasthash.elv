@@ -28,7 +28,7 @@ set edit:completion:arg-completer[fasthash] = {|@words|
             cand --files-from 'Read the names of the files to hash from FILE, one a line (`-`: standard input)'
             cand --files0-from 'Read the names of the files to hash from FILE, each ended by a NUL (as `find -print0` writes; `-`: standard input)'
             cand --tree 'With --check: also walk DIR and report the files no manifest lists (NEW), listed files that are gone (MISSING) and files renamed since (MOVED from the listed name); with --json, one object a file'
-            cand --cache 'Remember digests in FILE and take them from it for files whose device, inode, size, modification and change times are unchanged (no read); with --check too, at the cost of not noticing bit rot (see the README)'
+            cand --cache 'Remember digests in FILE and take them from it for files whose device, inode, size, modification and change times are unchanged (no read); with --check too, at the cost of not noticing bit rot (see docs/GUIDE.md)'
             cand --shard 'Hash only the K-th of N parts of the inputs: the sorted walk cut into N runs of about equal bytes, from names and sizes alone, so every machine cuts it the same way. The output starts with a `# fasthash shard K/N` line for --merge (a comment to --check)'
             cand --part-size 'What S3 reports for a multipart upload in parts of SIZE bytes (K, M, G: powers of 1024; 8MiB, 5M, 16777216)'
             cand --checksum-type 'With --part-size: composite (the checksum of the part checksums, `-N`) or full-object (the whole object''s CRC; CRC32, CRC32C, CRC64NVME); default: composite, full-object for crc64nvme'

@@ -10,7 +10,8 @@
 
 use crate::format::bench::Table;
 use crate::kernels::detect::Capabilities;
-use crate::kernels::engine::{self, Engine};
+use crate::kernels::engine::Engine;
+use crate::kernels::table;
 use crate::kernels::Algorithm;
 use std::hint::black_box;
 use std::io::{self, Write};
@@ -51,7 +52,7 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
     };
     let engines: Vec<&'static Engine> = algorithms
         .iter()
-        .flat_map(|&algorithm| engine::of(algorithm).filter(|engine| engine.runs_here()))
+        .flat_map(|&algorithm| table::of(algorithm).filter(|engine| engine.runs_here()))
         .collect();
     let cells = (engines.len() * (SIZES.len() + 1)).max(1);
     let per_sample = Duration::from_secs_f64(options.seconds / (cells * SAMPLES) as f64);
@@ -76,7 +77,7 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
         table.write_row(
             out,
             engine.algorithm.name(),
-            std::ptr::eq(engine, engine::chosen(engine.algorithm)),
+            std::ptr::eq(engine, table::chosen(engine.algorithm)),
             label,
             &row.gigabytes_per_second,
         )?;
@@ -169,7 +170,7 @@ mod tests {
             .collect();
         let engines = [Algorithm::Crc32c, Algorithm::Sha256]
             .into_iter()
-            .flat_map(|a| engine::of(a).filter(|e| e.runs_here()))
+            .flat_map(|a| table::of(a).filter(|e| e.runs_here()))
             .count();
         assert_eq!(rows.len(), engines, "{text}");
         // One engine of each is marked as the one in use.

@@ -18,7 +18,7 @@ use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
 use crate::io::Input;
-use crate::kernels::engine;
+use crate::kernels::table;
 use crate::kernels::{Algorithm, Digest};
 use crate::report::Reporter;
 use std::ffi::OsStr;
@@ -381,7 +381,7 @@ fn check_batch(
     let batch = items
         .iter()
         .find_map(|item| match &item.line {
-            Line::Entry(entry) => Some(engine::chosen(entry.algorithm).batch_size()),
+            Line::Entry(entry) => Some(table::chosen(entry.algorithm).batch_size()),
             _ => None,
         })
         .unwrap_or(1);

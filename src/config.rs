@@ -238,7 +238,7 @@ pub struct NameList {
 /// A `FASTHASH_KERNEL` that names an unknown kernel or one this CPU cannot run is a usage
 /// error: a forced run must run the kernel it asked for.
 fn check_forced_kernels() -> Result<(), Error> {
-    crate::kernels::detect::forced().map(|_| ())
+    crate::kernels::table::forcing().map(|_| ())
 }
 
 /// `--bench` measures kernels on buffers in memory: no file to read, no option of another

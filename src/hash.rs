@@ -45,7 +45,7 @@ pub fn run(
             shard(),
             out,
             reporter,
-            Batches::read_ahead(crate::kernels::engine::chosen(algorithm).batch_size()),
+            Batches::read_ahead(crate::kernels::table::chosen(algorithm).batch_size()),
             |inputs, ahead| hash_inputs(inputs, ahead, algorithm, &hash.run.read),
             // No size: only JSON prints it, and JSON takes the other arm.
             |out, input, digest| write_record(out, hash, input, 0, &[digest]),

@@ -30,7 +30,7 @@ use std::io::Write;
 /// before anything can choose an engine.
 pub fn name_warnings(program: &str) {
     let program = program.to_string();
-    kernels::engine::set_warning_sink(move |message| {
+    kernels::table::set_warning_sink(move |message| {
         report::write_stderr(format!("{program}: warning: {message}\n").as_bytes());
     });
 }

@@ -9,7 +9,8 @@ use crate::common;
 
 use common::{fasthash, program, random_bytes, text, SplitMix64};
 use fasthash::kernels::detect::{self, Capabilities};
-use fasthash::kernels::engine::{self, Engine};
+use fasthash::kernels::engine::Engine;
+use fasthash::kernels::table;
 use fasthash::kernels::{Algorithm, Digest, Hasher, Kernel};
 
 /// Input bytes, the same on every run so failures reproduce; every test compares engines with
@@ -28,7 +29,7 @@ fn digest(engine: &Engine, pieces: &[&[u8]]) -> Digest {
 
 /// The portable engine's digest of a whole message.
 fn portable(algorithm: Algorithm, message: &[u8]) -> Digest {
-    engine::portable(algorithm).hash(message)
+    table::portable(algorithm).hash(message)
 }
 
 /// Splits `input` at `cuts` random points (some of them repeated, giving empty updates).
@@ -46,7 +47,7 @@ fn split<'a>(input: &'a [u8], random: &mut SplitMix64, cuts: usize) -> Vec<&'a [
 
 /// The engines besides portable that this CPU runs.
 fn fast_engines() -> Vec<&'static Engine> {
-    engine::all()
+    table::all()
         .filter(|engine| engine.kernel != Kernel::Portable && engine.runs_here())
         .collect()
 }
@@ -122,7 +123,7 @@ fn this_machine_runs_the_kernels_it_should() {
         assert!(kernels.contains(&(Algorithm::Blake3, Kernel::Blake3Simd)));
     }
     for algorithm in Algorithm::all() {
-        assert!(engine::portable(algorithm).runs_here());
+        assert!(table::portable(algorithm).runs_here());
     }
 }
 
@@ -173,7 +174,7 @@ fn random_split_points_of_streaming_updates() {
                 pieces.iter().map(|p| p.len()).collect::<Vec<_>>()
             );
             // The portable engine streams correctly too.
-            assert_eq!(digest(engine::portable(algorithm), &pieces), expected);
+            assert_eq!(digest(table::portable(algorithm), &pieces), expected);
         }
     }
 }
@@ -250,7 +251,7 @@ fn forcing_each_kernel_through_the_environment_changes_the_path_not_the_sum() {
             stderr.contains(&format!("{}: kernel portable", algorithm.name())),
             "{stderr}"
         );
-        for engine in engine::of(algorithm).filter(|engine| engine.runs_here()) {
+        for engine in table::of(algorithm).filter(|engine| engine.runs_here()) {
             let kernel = engine.kernel;
             let forced = format!("{}={}", algorithm.name(), kernel.name());
             let output = fasthash(dir.path())
@@ -295,7 +296,7 @@ fn an_impossible_kernel_is_a_usage_error_naming_the_reason() {
     }
     // A kernel this CPU lacks is refused the same way.
     for (algorithm, kernel) in [(Algorithm::Xxh3, "avx2"), (Algorithm::Md5, "avx512")] {
-        let engine = engine::of(algorithm).find(|engine| engine.kernel.name() == kernel);
+        let engine = table::of(algorithm).find(|engine| engine.kernel.name() == kernel);
         if engine.is_some_and(|engine| !engine.runs_here()) {
             let output = fasthash(dir.path())
                 .env(detect::FORCE_VARIABLE, kernel)
@@ -323,7 +324,7 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
             .filter(|line| line.split_whitespace().nth(2) == Some("*"))
             .collect();
         assert_eq!(used.len(), 1, "{algorithm}: {text}");
-        let chosen = engine::select(algorithm, &Capabilities::get());
+        let chosen = table::select(algorithm, &Capabilities::get());
         assert!(used[0].contains(chosen.kernel.name()), "{}", used[0]);
     }
     let forced = fasthash(dir.path())
@@ -509,7 +510,7 @@ fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
         let expected = format!("\"{md5_of_md5s}-{}\"", content.len().div_ceil(part_size));
         for kernel in ["md5=avx512", "md5=avx2", "md5=neon", "portable"] {
             let (_, name) = kernel.split_once('=').unwrap_or(("", "portable"));
-            if !engine::of(Algorithm::Md5).any(|e| e.kernel.name() == name && e.runs_here()) {
+            if !table::of(Algorithm::Md5).any(|e| e.kernel.name() == name && e.runs_here()) {
                 continue;
             }
             let output = fasthash(dir.path())

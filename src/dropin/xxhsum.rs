@@ -215,15 +215,6 @@ fn benchmark_refused() -> u8 {
     1
 }
 
-fn tag(algorithm: Algorithm) -> &'static str {
-    match algorithm {
-        Algorithm::Xxh32 => "XXH32",
-        Algorithm::Xxh64 => "XXH64",
-        Algorithm::Xxh128 => "XXH128",
-        _ => "XXH3",
-    }
-}
-
 fn needs_escape(name: &[u8]) -> bool {
     name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r'))
 }
@@ -263,7 +254,7 @@ fn write_line(
     }
     let suffix = if options.little_endian { "_LE" } else { "" };
     if options.tagged {
-        write!(out, "{}{suffix} (", tag(options.algorithm))?;
+        write!(out, "{}{suffix} (", options.algorithm.info().bsd_tag)?;
         write_name(out, name, escape)?;
         writeln!(out, ") = {}", hex(&bytes))
     } else {

@@ -1,7 +1,7 @@
 //! The texts about kernels: the `--list-kernels` table and the `--debug` line.
 
 use crate::kernels::detect::{Capabilities, FORCE_VARIABLE};
-use crate::kernels::{engine, Algorithm};
+use crate::kernels::{table, Algorithm};
 use std::fmt::Write as _;
 
 /// `--list-kernels`: every kernel of every algorithm, whether this CPU runs it, and the one
@@ -24,8 +24,8 @@ pub fn list(caps: &Capabilities) -> String {
     }
     let _ = writeln!(text, "\nalgorithm  kernel     used  source");
     for algorithm in Algorithm::all() {
-        let chosen = engine::chosen(algorithm);
-        for engine in engine::of(algorithm) {
+        let chosen = table::chosen(algorithm);
+        for engine in table::of(algorithm) {
             let runs = (engine.runs_on)(caps);
             let used = if std::ptr::eq(engine, chosen) {
                 "*"
@@ -59,8 +59,8 @@ pub fn list(caps: &Capabilities) -> String {
 
 /// `--debug`: the kernel an algorithm runs and why.
 pub fn debug_line(algorithm: Algorithm) -> String {
-    let chosen = engine::chosen(algorithm);
-    let why = if engine::forced(algorithm) {
+    let chosen = table::chosen(algorithm);
+    let why = if table::forced(algorithm) {
         format!("forced by {FORCE_VARIABLE}")
     } else {
         "chosen for this CPU".to_string()

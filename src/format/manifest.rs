@@ -12,6 +12,7 @@ use super::escape::unescape_name;
 use crate::kernels::{Algorithm, Digest, ALGORITHMS};
 use base64::engine::{general_purpose, DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
+use std::sync::OnceLock;
 
 /// Standard base64, read as coreutils reads it: the unused low bits of the last character need
 /// not be zero (such a digest is well formed, but matches nothing: cksum compares the text).
@@ -119,43 +120,37 @@ fn cksum_tag_at(s: &[u8]) -> Option<&'static str> {
 /// manifest it writes, whatever the algorithm, without `-a`. A line then passes if the file
 /// matches under any of its length's algorithms: for an MD5 manifest that includes XXH128,
 /// which is not cryptographic, so `-a md5` (or a tagged line) is what pins a line to MD5 alone.
-const READINGS_BY_LENGTH: &[(usize, &[Algorithm])] = &[
-    (
-        32,
-        &[
-            Algorithm::Sha256,
-            Algorithm::Blake3,
-            Algorithm::Blake2b(32),
-            Algorithm::Sha3_256,
-            Algorithm::Sm3,
-        ],
-    ),
-    (
-        64,
-        &[
-            Algorithm::Sha512,
-            Algorithm::Blake2b(64),
-            Algorithm::Sha3_512,
-        ],
-    ),
-    (20, &[Algorithm::Sha1]),
-    (16, &[Algorithm::Md5, Algorithm::Xxh128]),
-    (28, &[Algorithm::Sha224, Algorithm::Sha3_224]),
-    (48, &[Algorithm::Sha384, Algorithm::Sha3_384]),
-    (
-        8,
-        &[Algorithm::Xxh64, Algorithm::Xxh3, Algorithm::Crc64Nvme],
-    ),
-    (4, &[Algorithm::Crc32, Algorithm::Crc32c, Algorithm::Xxh32]),
-];
-
+///
 /// The algorithms an untagged digest of `digest_len` bytes is read as, in the order they are
-/// tried; empty for a length that has no reading.
+/// tried (each row's `untagged` in the algorithm table); empty for a length that has no reading.
 pub fn readings_of_length(digest_len: usize) -> &'static [Algorithm] {
-    READINGS_BY_LENGTH
+    static BY_LENGTH: OnceLock<Vec<(usize, Vec<Algorithm>)>> = OnceLock::new();
+    BY_LENGTH
+        .get_or_init(readings_by_length)
         .iter()
         .find(|(len, _)| *len == digest_len)
-        .map_or(&[], |&(_, readings)| readings)
+        .map_or(&[], |(_, readings)| readings.as_slice())
+}
+
+fn readings_by_length() -> Vec<(usize, Vec<Algorithm>)> {
+    let mut ranked: Vec<(usize, u8, Algorithm)> = ALGORITHMS
+        .iter()
+        .flat_map(|info| {
+            info.untagged.iter().map(|&(len, rank)| {
+                let member = info.algorithm.with_length(len).unwrap_or(info.algorithm);
+                (len, rank, member)
+            })
+        })
+        .collect();
+    ranked.sort_by_key(|&(len, rank, _)| (len, rank));
+    let mut by_length: Vec<(usize, Vec<Algorithm>)> = Vec::new();
+    for (len, _, algorithm) in ranked {
+        match by_length.last_mut() {
+            Some((last, readings)) if *last == len => readings.push(algorithm),
+            _ => by_length.push((len, vec![algorithm])),
+        }
+    }
+    by_length
 }
 
 /// A BSD tag, with xxhsum's little-endian variants (`XXH64_LE`...).
@@ -605,6 +600,31 @@ pub fn parse_b3sum_line(line: &str) -> Result<B3sumLine, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn untagged_digests_are_read_first_as_the_common_program_of_their_length() {
+        use Algorithm::*;
+        let expected: [(usize, &[Algorithm]); 8] = [
+            (32, &[Sha256, Blake3, Blake2b(32), Sha3_256, Sm3]),
+            (64, &[Sha512, Blake2b(64), Sha3_512]),
+            (20, &[Sha1]),
+            (16, &[Md5, Xxh128]),
+            (28, &[Sha224, Sha3_224]),
+            (48, &[Sha384, Sha3_384]),
+            (8, &[Xxh64, Xxh3, Crc64Nvme]),
+            (4, &[Crc32, Crc32c, Xxh32]),
+        ];
+        for (len, readings) in expected {
+            assert_eq!(readings_of_length(len), readings, "{len} bytes");
+        }
+        // Every reading has the length it is read at, and no other length has any.
+        let lengths: Vec<usize> = expected.iter().map(|&(len, _)| len).collect();
+        for len in 0..=64 {
+            let readings = readings_of_length(len);
+            assert!(readings.iter().all(|a| a.digest_len() == len), "{len}");
+            assert_eq!(readings.is_empty(), !lengths.contains(&len), "{len}");
+        }
+    }
     use crate::kernels::hash;
 
     const OPEN: ParseOptions = ParseOptions {

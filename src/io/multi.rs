@@ -19,7 +19,7 @@ use super::read::{
     open_batch, Batch, Hashing, MmapChoice, ReadOptions, Source,
 };
 use super::Input;
-use crate::kernels::{engine, Algorithm, Digest, Hasher};
+use crate::kernels::{table, Algorithm, Digest, Hasher};
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
 
@@ -58,7 +58,7 @@ impl<'a> Several<'a> {
     pub(crate) fn batch_size(&self) -> usize {
         self.algorithms
             .iter()
-            .map(|&a| engine::chosen(a).batch_size())
+            .map(|&a| table::chosen(a).batch_size())
             .max()
             .unwrap_or(1)
     }

@@ -31,6 +31,7 @@ use super::mapped::{Arena, Mapping};
 use super::open::{Ahead, Opened};
 use super::Input;
 use crate::kernels::engine::{self, Split};
+use crate::kernels::table;
 use crate::kernels::{crc_combine, Algorithm, Digest, Hasher};
 use std::cell::Cell;
 use std::fs::{File, Metadata};
@@ -230,7 +231,7 @@ pub(crate) fn hash_inputs(
     // Every path opened once, with the state of those small enough for the lanes; which of
     // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
-    let engine = engine::chosen(algorithm);
+    let engine = table::chosen(algorithm);
     let Batch {
         mut results,
         states,
@@ -709,7 +710,7 @@ pub(crate) fn feed_reader(mut reader: impl Read, mut consume: impl FnMut(&[u8]))
 
 /// Hashes a mapped file by the best path its engine allows.
 pub fn hash_mapping(mapping: &Mapping, algorithm: Algorithm, options: &ReadOptions) -> Digest {
-    match engine::chosen(algorithm).split {
+    match table::chosen(algorithm).split {
         Split::CrcCombine if options.split_files => crc_in_parallel(mapping, algorithm),
         Split::Blake3Tree if options.split_files => blake3_in_parallel(mapping),
         _ => hash_with_populating_helper(mapping, algorithm),

@@ -176,6 +176,15 @@ macro_rules! xxhash {
     };
 }
 
+/// `algorithm`'s portable engine (every row of the algorithm table has one here), for a
+/// faster engine to fall back on without going through the table above it.
+pub(super) fn engine(algorithm: Algorithm) -> &'static Engine {
+    ENGINES
+        .iter()
+        .find(|engine| engine.algorithm == algorithm)
+        .expect("every algorithm has a portable engine")
+}
+
 pub(super) static ENGINES: &[Engine] = &[
     portable!(
         Algorithm::Sha256,

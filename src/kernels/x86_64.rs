@@ -81,7 +81,7 @@ macro_rules! xxh3 {
             describe: |_| format!("fasthash, {}", $needs),
             streaming: || match xxh3::Xxh3Wide::<$loop>::new() {
                 Some(state) => Box::new(Xxh3::<_, $wide>(state)),
-                None => (super::engine::portable($algorithm).streaming)(),
+                None => (super::portable::engine($algorithm).streaming)(),
             },
             one_shot: |data| {
                 let digest = if $wide {
@@ -91,7 +91,7 @@ macro_rules! xxh3 {
                     xxh3::one_shot64::<$loop>(data)
                         .map(|value| Digest::from_slice(&value.to_be_bytes()))
                 };
-                digest.unwrap_or_else(|| super::engine::portable($algorithm).hash(data))
+                digest.unwrap_or_else(|| super::portable::engine($algorithm).hash(data))
             },
             lanes: None,
             split: Split::Whole,

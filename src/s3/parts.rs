@@ -14,7 +14,8 @@
 
 use crate::io::mapped::Mapping;
 use crate::io::read::{changed_error, ReadOptions};
-use crate::kernels::engine::{self, Engine, Stepped};
+use crate::kernels::engine::{Engine, Stepped};
+use crate::kernels::table;
 use crate::kernels::{Algorithm, Digest, Hasher};
 use std::fs::File;
 use std::io;
@@ -54,7 +55,7 @@ pub(crate) fn hash_parts(
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
-    let engines: Vec<&Engine> = algorithms.iter().map(|&a| engine::chosen(a)).collect();
+    let engines: Vec<&Engine> = algorithms.iter().map(|&a| table::chosen(a)).collect();
     if let Some(group) = group_size(count, &engines) {
         let mapping = match read.mmap.maps(size) {
             true => Mapping::new(file, size)?,

@@ -21,7 +21,7 @@ use std::io;
 /// lane algorithm, and small enough that every lane's window (1 MiB for sixteen lanes) stays in
 /// a core's L2 cache between the read and the hash. Reading each file whole first sent 8 MiB a
 /// batch out to memory and back.
-pub(crate) const WINDOW: usize = 64 * 1024;
+pub(crate) const WINDOW: usize = crate::kernels::engine::PULL_WINDOW;
 
 /// An algorithm whose compression function runs on lanes.
 pub(crate) trait LaneHash {

@@ -15,7 +15,8 @@ use super::{
     avx512::{Avx512x16, Avx512x8},
 };
 use super::{table, Lanes};
-use crate::kernels::engine::{Pull, Slices};
+use crate::kernels::engine::Pull;
+use crate::kernels::table::Slices;
 use crate::kernels::test_data::{data, Random};
 use crate::kernels::Digest;
 use std::io;

@@ -1,0 +1,289 @@
+//! Selection on made-up CPUs and what `FASTHASH_KERNEL` may force: the engine table seen
+//! from outside, as `--list-kernels` and the CLI see it.
+
+use super::algorithm::{Algorithm, ALGORITHM_COUNT};
+use super::detect::{Capabilities, Kernel};
+use super::table::{self, parse_forced, select, Forced};
+use super::{hash, test_data, Hasher};
+
+fn x86_baseline() -> Capabilities {
+    Capabilities {
+        sse2: true,
+        ..Capabilities::default()
+    }
+}
+
+fn kernel(algorithm: Algorithm, caps: &Capabilities) -> Kernel {
+    select(algorithm, caps).kernel
+}
+
+/// Our own x86-64 engines exist only on x86-64: elsewhere selection skips them.
+fn ours(kernel: Kernel, otherwise: Kernel) -> Kernel {
+    if cfg!(target_arch = "x86_64") {
+        kernel
+    } else {
+        otherwise
+    }
+}
+
+#[test]
+fn algorithms_are_indexed_by_discriminant() {
+    let count = Algorithm::all().count();
+    assert_eq!(count, ALGORITHM_COUNT);
+    let mut seen = vec![false; count];
+    for algorithm in Algorithm::all() {
+        assert!(algorithm.index() < count, "{algorithm}");
+        seen[algorithm.index()] = true;
+    }
+    assert!(seen.iter().all(|&s| s));
+}
+
+#[test]
+fn sha_extensions_need_their_companions() {
+    let mut caps = Capabilities {
+        sha_ni: true,
+        ..x86_baseline()
+    };
+    assert_eq!(kernel(Algorithm::Sha256, &caps), Kernel::Portable);
+    caps.ssse3 = true;
+    caps.sse41 = true;
+    assert_eq!(kernel(Algorithm::Sha256, &caps), Kernel::ShaExtensions);
+    assert_eq!(kernel(Algorithm::Sha1, &caps), Kernel::ShaExtensions);
+    assert_eq!(kernel(Algorithm::Sha224, &caps), Kernel::ShaExtensions);
+    let arm = Capabilities {
+        neon: true,
+        arm_sha2: true,
+        ..Capabilities::default()
+    };
+    assert_eq!(kernel(Algorithm::Sha256, &arm), Kernel::ShaExtensions);
+}
+
+#[test]
+fn each_kernel_is_chosen_only_where_it_runs() {
+    let bare = Capabilities::default();
+    for algorithm in Algorithm::all() {
+        // A CPU with nothing (not even SSE2) still has an engine: portable, or ring's.
+        let kernel = kernel(algorithm, &bare);
+        assert!(
+            kernel == Kernel::Portable || kernel == Kernel::RingAssembly,
+            "{algorithm}: {kernel:?}"
+        );
+    }
+    let mut caps = x86_baseline();
+    assert_eq!(kernel(Algorithm::Xxh3, &caps), Kernel::Portable);
+    assert_eq!(kernel(Algorithm::Crc32c, &caps), Kernel::Portable);
+    assert_eq!(kernel(Algorithm::Blake3, &caps), Kernel::Blake3Simd);
+    caps.avx2 = true;
+    caps.pclmulqdq = true;
+    assert_eq!(
+        kernel(Algorithm::Xxh3, &caps),
+        ours(Kernel::Avx2, Kernel::Portable)
+    );
+    // PCLMULQDQ alone is not enough for crc-fast's x86 path.
+    assert_eq!(kernel(Algorithm::Crc32, &caps), Kernel::Portable);
+    caps.sse41 = true;
+    assert_eq!(kernel(Algorithm::Crc32, &caps), Kernel::CarrylessMultiply);
+    caps.vpclmulqdq = true;
+    assert_eq!(
+        kernel(Algorithm::Crc32, &caps),
+        ours(Kernel::Vpclmulqdq, Kernel::CarrylessMultiply)
+    );
+    assert_eq!(
+        kernel(Algorithm::Md5, &caps),
+        ours(Kernel::Avx2, Kernel::Portable)
+    );
+    // With AVX-512, crc-fast's own VPCLMULQDQ path is wider than ours.
+    caps.avx512f = true;
+    caps.avx512vl = true;
+    assert_eq!(
+        kernel(Algorithm::Crc64Nvme, &caps),
+        Kernel::CarrylessMultiply
+    );
+    // Our lane engines need AVX-512BW too (the byte shuffle that loads SHA's words).
+    assert_eq!(
+        kernel(Algorithm::Md5, &caps),
+        ours(Kernel::Avx2, Kernel::Portable)
+    );
+    caps.avx512bw = true;
+    // Our SHA-384/512 engine needs BMI1 and BMI2 besides, for the rounds of one stream.
+    for algorithm in [Algorithm::Sha512, Algorithm::Sha384] {
+        assert_ne!(kernel(algorithm, &caps), Kernel::Avx512, "{algorithm}");
+    }
+    caps.bmi1 = true;
+    caps.bmi2 = true;
+    for algorithm in [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha256,
+        Algorithm::Sha224,
+        Algorithm::Sha512,
+        Algorithm::Sha384,
+    ] {
+        let expected = ours(
+            Kernel::Avx512,
+            kernel(
+                algorithm,
+                &Capabilities {
+                    avx512bw: false,
+                    ..caps
+                },
+            ),
+        );
+        assert_eq!(kernel(algorithm, &caps), expected, "{algorithm}");
+    }
+    assert_eq!(kernel(Algorithm::Xxh64, &caps), Kernel::Portable);
+}
+
+/// Arm cores, from one without the crypto extensions (Cortex-A72 in a Raspberry Pi 4) to
+/// Graviton 2 (SHA1/SHA2, PMULL, CRC) and Graviton 3 and 4 (SHA512 too).
+#[test]
+fn arm_cores_get_the_arm_engines() {
+    let ours = |kernel: Kernel, otherwise: Kernel| {
+        if cfg!(target_arch = "aarch64") {
+            kernel
+        } else {
+            otherwise
+        }
+    };
+    let no_crypto = Capabilities {
+        neon: true,
+        ..Capabilities::default()
+    };
+    let graviton2 = Capabilities {
+        arm_sha2: true,
+        arm_crc: true,
+        arm_pmull: true,
+        ..no_crypto
+    };
+    let graviton3 = Capabilities {
+        arm_sha512: true,
+        ..graviton2
+    };
+    for caps in [graviton2, graviton3] {
+        // MD5 has no instruction: sixteen files side by side in NEON lanes.
+        assert_eq!(
+            kernel(Algorithm::Md5, &caps),
+            ours(Kernel::Neon, Kernel::Portable)
+        );
+        // One stream on the SHA instructions beats sixteen NEON lanes sharing a core.
+        for algorithm in [Algorithm::Sha1, Algorithm::Sha224, Algorithm::Sha256] {
+            assert_eq!(kernel(algorithm, &caps), Kernel::ShaExtensions);
+        }
+        for algorithm in [Algorithm::Crc32, Algorithm::Crc32c, Algorithm::Crc64Nvme] {
+            assert_eq!(kernel(algorithm, &caps), Kernel::CarrylessMultiply);
+        }
+        // ring takes its SHA512-instruction path itself where the CPU has one.
+        assert_eq!(kernel(Algorithm::Sha512, &caps), Kernel::RingAssembly);
+        assert_eq!(kernel(Algorithm::Blake3, &caps), Kernel::Blake3Simd);
+        assert_eq!(kernel(Algorithm::Xxh3, &caps), Kernel::Portable);
+    }
+    // Without the SHA instructions, SHA-1 and SHA-256 go side by side in NEON lanes too.
+    for algorithm in [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha224,
+        Algorithm::Sha256,
+    ] {
+        assert_eq!(
+            kernel(algorithm, &no_crypto),
+            ours(Kernel::Neon, Kernel::Portable),
+            "{algorithm}"
+        );
+    }
+    assert_eq!(kernel(Algorithm::Crc32c, &no_crypto), Kernel::Portable);
+    // No x86 engine is even built for Arm (our 256-bit CRC folding among them).
+    if cfg!(target_arch = "aarch64") {
+        for engine in table::all() {
+            assert!(
+                !matches!(
+                    engine.kernel,
+                    Kernel::Avx2 | Kernel::Avx512 | Kernel::Vpclmulqdq
+                ),
+                "{}",
+                engine.label()
+            );
+        }
+    }
+}
+
+#[test]
+fn forcing_parses_tiers_and_pairs() {
+    let caps = Capabilities {
+        sse41: true,
+        ssse3: true,
+        sha_ni: true,
+        avx2: true,
+        pclmulqdq: true,
+        ..x86_baseline()
+    };
+    let forced = parse_forced("portable", &caps).unwrap();
+    for algorithm in Algorithm::all() {
+        assert_eq!(forced.get(algorithm), Some(Kernel::Portable));
+    }
+    let forced = parse_forced(" sha256=portable , CRC32C=Portable,sha-ext", &caps).unwrap();
+    // A later entry wins: sha-ext applies to sha256 too.
+    assert_eq!(forced.get(Algorithm::Sha256), Some(Kernel::ShaExtensions));
+    assert_eq!(forced.get(Algorithm::Crc32c), Some(Kernel::Portable));
+    assert_eq!(forced.get(Algorithm::Crc32), None);
+    assert_eq!(forced.get(Algorithm::Sha1), Some(Kernel::ShaExtensions));
+    assert_eq!(parse_forced("", &caps).unwrap(), Forced::default());
+}
+
+#[test]
+fn forcing_rejects_what_cannot_run() {
+    let caps = x86_baseline();
+    let error = parse_forced("sha-ext", &caps).unwrap_err();
+    assert!(error.contains("SHA-NI"), "{error}");
+    let error = parse_forced("avx-512", &caps).unwrap_err();
+    assert!(error.contains("unknown kernel 'avx-512'"), "{error}");
+    let error = parse_forced("xxh64=avx2", &caps).unwrap_err();
+    assert!(error.contains("no such kernel"), "{error}");
+    let error = parse_forced("sha999=portable", &caps).unwrap_err();
+    assert!(error.contains("unknown algorithm 'sha999'"), "{error}");
+    if cfg!(target_arch = "x86_64") {
+        let error = parse_forced("md5=avx512", &caps).unwrap_err();
+        assert!(error.contains("AVX-512F, BW and VL"), "{error}");
+    }
+    if cfg!(target_arch = "aarch64") {
+        let error = parse_forced("md5=neon", &Capabilities::default()).unwrap_err();
+        assert!(error.contains("needs NEON"), "{error}");
+    }
+}
+
+#[test]
+fn this_cpu_has_an_engine_for_every_algorithm() {
+    let caps = Capabilities::get();
+    for algorithm in Algorithm::all() {
+        assert!((select(algorithm, &caps).runs_on)(&caps));
+        assert!(!table::chosen(algorithm).label().is_empty());
+    }
+}
+
+/// SHA-384/512 run on ring; the sha2 crate is their reference, on every length to 4161,
+/// streamed with a split point that moves, and on 3 MiB.
+#[test]
+fn ring_sha512_family_matches_sha2() {
+    use sha2::Digest as _;
+    test_data::each_length_to_4161_and_3_mib(|input| {
+        let len = input.len();
+        let split = (len * 7) / 13;
+        for (algorithm, expected) in [
+            (Algorithm::Sha512, sha2::Sha512::digest(input).to_vec()),
+            (Algorithm::Sha384, sha2::Sha384::digest(input).to_vec()),
+        ] {
+            assert_eq!(
+                hash(algorithm, input).as_bytes(),
+                expected,
+                "{algorithm} {len}"
+            );
+            let mut hasher = Hasher::new(algorithm);
+            hasher.update(&input[..split]);
+            hasher.update(&input[split..]);
+            assert_eq!(
+                hasher.finalize().as_bytes(),
+                expected,
+                "{algorithm} {len} streamed"
+            );
+        }
+    });
+}
