@@ -9,7 +9,7 @@ use fasthash::report::Reporter;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    exit_cleanly_on_interrupt();
+    fasthash::io::exit_cleanly_on_interrupt();
     let args: Vec<_> = std::env::args_os().collect();
     if let Some(name) = fasthash::dropin::xxhsum::program_name(args.first()) {
         fasthash::name_warnings(&name);
@@ -62,21 +62,5 @@ extern "C" fn detect_closed_stdio() {
     // SAFETY: as above.
     if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdout_closed_at_start();
-    }
-}
-
-/// Ctrl-C (SIGINT) and SIGTERM end the run at once, with the status a shell gives a process
-/// killed by them (130, 143) but by a normal exit: nothing half-done is flushed, and standard
-/// output, written only in whole lines (a write under way is finished first), never ends in
-/// half a line.
-fn exit_cleanly_on_interrupt() {
-    extern "C" fn on_signal(signal: libc::c_int) {
-        fasthash::io::on_interrupt(signal);
-    }
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: installs a handler that only touches atomics and calls _exit.
-        unsafe {
-            libc::signal(signal, on_signal as *const () as libc::sighandler_t);
-        }
     }
 }

@@ -1,17 +1,20 @@
 //! The progress bar's one line: what has been hashed of how much, how fast, and the file being
-//! hashed, fitted to the terminal's width. Only `io::progress` draws it; every byte of it is
-//! made here, so it is tested on strings.
+//! hashed, fitted to the terminal's width; the indicatif style that draws it, and the bytes that
+//! put it on the terminal. `io::progress` runs the bar; every byte of it is made here, so it is
+//! tested on strings.
 
 use super::quote::quote_name_lossless;
 use super::units;
+use indicatif::{ProgressState, ProgressStyle};
+use std::fmt::Write;
 use unicode_width::UnicodeWidthChar;
 
 /// Clears the line the bar is on and leaves the cursor at column 0: written when the bar is
-/// lifted for output, when the run ends, and by the signal handler.
+/// lifted for output, and when the run ends (a signal included).
 pub(crate) const ERASE: &[u8] = b"\r\x1b[K";
 
 /// Where the run is, as the bar shows it.
-pub(crate) struct BarState<'a> {
+pub(crate) struct BarState {
     pub done_bytes: u64,
     pub total_bytes: u64,
     pub done_files: u64,
@@ -21,7 +24,33 @@ pub(crate) struct BarState<'a> {
     pub counting: bool,
     pub seconds: f64,
     /// The file being hashed (see `io::progress` for which one).
-    pub current: Option<&'a [u8]>,
+    pub current: Option<Vec<u8>>,
+    /// The terminal's width: the line is narrower.
+    pub columns: usize,
+}
+
+/// indicatif's style for the bar: its template is one key, the whole [`line`], because
+/// indicatif's own keys can neither give fields way to the name on a narrow terminal, nor
+/// shorten a name from its start, nor mark a total still being counted. `state` says where the
+/// run is when indicatif draws (it gives the time since the bar started).
+pub(crate) fn style(
+    state: impl Fn(&ProgressState) -> BarState + Send + Sync + Clone + 'static,
+) -> ProgressStyle {
+    ProgressStyle::with_template("{line}")
+        .expect("a template of one key is valid")
+        .with_key(
+            "line",
+            move |progress: &ProgressState, out: &mut dyn Write| {
+                // indicatif writes into a String, which cannot fail.
+                let _ = out.write_str(&line(&state(progress)));
+            },
+        )
+}
+
+/// The bytes that draw `line` over the terminal's current line, in one write: `\r`, the line,
+/// and the erasure of what a longer line before it left (never a moment with the line blank).
+pub(crate) fn redraw(line: &str) -> Vec<u8> {
+    [b"\r", line.as_bytes(), b"\x1b[K"].concat()
 }
 
 /// Cells of the bar itself.
@@ -30,12 +59,11 @@ const BAR_CELLS: usize = 12;
 /// (in that order) before the name is cut shorter.
 const NAME_ROOM: usize = 20;
 
-/// The bytes that draw `state` over the terminal's current line: `\r`, the line (narrower than
-/// `columns`, so the terminal never wraps it), and the erasure of what a longer line before it
-/// left. Fields, in order: `[####....]  42%  1.23 GB/2.90 GB  845.20 MB/s  0:02 left  12/40
+/// The line that shows `state`, narrower than its terminal, so the terminal never wraps it.
+/// Fields, in order: `[####....]  42%  1.23 GB/2.90 GB  845.20 MB/s  0:02 left  12/40
 /// files  NAME`; a `+` after a total says it is still being counted.
-pub(crate) fn bar(state: &BarState, columns: usize) -> Vec<u8> {
-    let room = columns.saturating_sub(1);
+pub(crate) fn line(state: &BarState) -> String {
+    let room = state.columns.saturating_sub(1);
     let more = if state.counting { "+" } else { "" };
     let known = !state.counting && state.total_bytes > 0;
     let fraction = if known {
@@ -78,7 +106,7 @@ pub(crate) fn bar(state: &BarState, columns: usize) -> Vec<u8> {
         (left, 2),
         (Some(files), 3),
     ];
-    let name = state.current.map(quote_name_lossless);
+    let name = state.current.as_deref().map(quote_name_lossless);
     let name_width = name.as_deref().map_or(0, width);
     let fixed = |fields: &[(Option<String>, usize)]| {
         let shown: Vec<&String> = fields.iter().filter_map(|(f, _)| f.as_ref()).collect();
@@ -107,11 +135,7 @@ pub(crate) fn bar(state: &BarState, columns: usize) -> Vec<u8> {
             line.push_str(&shorten(&name, space));
         }
     }
-    let mut out = Vec::with_capacity(line.len() + 8);
-    out.push(b'\r');
-    out.extend_from_slice(line.as_bytes());
-    out.extend_from_slice(b"\x1b[K");
-    out
+    line
 }
 
 /// `text` in at most `columns` terminal columns: whole when it fits, else its end after `…`,
@@ -142,7 +166,7 @@ fn width(text: &str) -> usize {
 mod tests {
     use super::*;
 
-    fn state(current: Option<&[u8]>) -> BarState<'_> {
+    fn state(current: Option<&[u8]>, columns: usize) -> BarState {
         BarState {
             done_bytes: 1_230_000_000,
             total_bytes: 2_900_000_000,
@@ -150,24 +174,24 @@ mod tests {
             total_files: 1_040,
             counting: false,
             seconds: 1.5,
-            current,
+            current: current.map(<[u8]>::to_vec),
+            columns,
         }
     }
 
-    fn drawn(state: &BarState, columns: usize) -> String {
-        let bytes = bar(state, columns);
-        let text = String::from_utf8(bytes).unwrap();
-        let line = text
-            .strip_prefix('\r')
-            .and_then(|t| t.strip_suffix("\x1b[K"))
-            .unwrap();
-        assert!(width(line) < columns, "{line:?} is wider than {columns}");
-        line.to_string()
+    fn drawn(state: &BarState) -> String {
+        let line = line(state);
+        assert!(
+            width(&line) < state.columns,
+            "{line:?} is wider than {}",
+            state.columns
+        );
+        line
     }
 
     #[test]
     fn a_wide_terminal_shows_every_field_and_the_whole_name() {
-        let line = drawn(&state(Some(b"photos/2024/beach.jpg")), 200);
+        let line = drawn(&state(Some(b"photos/2024/beach.jpg"), 200));
         assert_eq!(
             line,
             "[#####.......]   42%  1.23 GB/2.90 GB  820.00 MB/s  0:03 left  \
@@ -179,28 +203,28 @@ mod tests {
     fn a_long_name_keeps_its_end() {
         let name = b"a/very/long/directory/name/that/goes/on/and/on/final-part.iso";
         for columns in [50, 60, 80, 100] {
-            let line = drawn(&state(Some(name)), columns);
+            let line = drawn(&state(Some(name), columns));
             let (_, shown) = line.split_once('…').unwrap();
             assert!(name.ends_with(shown.as_bytes()), "{line}");
             assert!(shown.len() >= 7, "{line}");
             assert_eq!(width(&line), columns - 1, "{line}");
         }
         // Too narrow to show enough of a name to recognise it: none.
-        let line = drawn(&state(Some(name)), 40);
+        let line = drawn(&state(Some(name), 40));
         assert_eq!(line, " 42%  1.23 GB/2.90 GB  820.00 MB/s");
     }
 
     #[test]
     fn totals_still_counted_are_marked_and_no_percentage_is_guessed() {
-        let mut counting = state(None);
+        let mut counting = state(None, 120);
         counting.counting = true;
-        let line = drawn(&counting, 120);
+        let line = drawn(&counting);
         assert_eq!(line, "1.23 GB/2.90 GB+  820.00 MB/s  12/1,040+ files");
     }
 
     #[test]
     fn control_characters_are_escaped_as_in_messages() {
-        let line = drawn(&state(Some(b"evil\x1b[2Jname\n")), 200);
+        let line = drawn(&state(Some(b"evil\x1b[2Jname\n"), 200));
         assert!(line.ends_with("'evil'$'\\033''[2Jname'$'\\n'"), "{line:?}");
         assert!(!line.contains('\x1b'));
     }
@@ -216,9 +240,14 @@ mod tests {
     }
 
     #[test]
+    fn a_line_is_drawn_over_the_last_in_one_write() {
+        assert_eq!(redraw("1.23 GB/2.90 GB"), b"\r1.23 GB/2.90 GB\x1b[K");
+    }
+
+    #[test]
     fn a_narrow_terminal_drops_fields_before_it_overflows() {
         for columns in 1..60 {
-            drawn(&state(Some("répertoire/日本.bin".as_bytes())), columns);
+            drawn(&state(Some("répertoire/日本.bin".as_bytes()), columns));
         }
     }
 }

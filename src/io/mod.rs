@@ -162,39 +162,61 @@ pub struct WholeLines<W: std::io::Write> {
 
 const WHOLE_LINES_CAPACITY: usize = 64 * 1024;
 
-static WRITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+/// Held while a run of whole lines is written: the thread that ends the run on a signal takes
+/// it before it exits, so the exit never cuts a write (a write to a pipe can stop after part
+/// of it went through) and no write starts after.
+static WHOLE_LINES_WRITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Called from the SIGINT/SIGTERM handler: ends the process with 128 + `signal` at once, or,
-/// when a run of whole lines is being written (a write to a pipe can be cut by a signal after
-/// part of it went through), as soon as that write is complete. Async-signal-safe.
-pub fn on_interrupt(signal: i32) {
-    use std::sync::atomic::Ordering::SeqCst;
-    INTERRUPTED.store(signal, SeqCst);
-    if !WRITING.load(SeqCst) {
-        exit_on_signal(signal);
+/// Ctrl-C (SIGINT) and SIGTERM end the run at once, with the status a shell gives a process
+/// killed by them (130, 143) but by a normal exit: nothing half-done is flushed, the progress
+/// bar is erased, and standard output, written only in whole lines (a write under way is
+/// finished first), never ends in half a line. Both signals are blocked in every thread and
+/// taken by a thread of their own, which, unlike a signal handler, may wait on locks. Called
+/// first thing in `main`: threads started later inherit the blocked signals.
+pub fn exit_cleanly_on_interrupt() {
+    // SAFETY: a sigset_t is plain data; sigemptyset and sigaddset fill the one they are given.
+    let signals = unsafe {
+        let mut signals: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut signals);
+        libc::sigaddset(&mut signals, libc::SIGINT);
+        libc::sigaddset(&mut signals, libc::SIGTERM);
+        signals
+    };
+    // SAFETY: changes this thread's signal mask only; the old mask is not asked for.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut()) };
+    let waiter = std::thread::Builder::new()
+        .name("signals".to_string())
+        .spawn(move || loop {
+            let mut signal = 0;
+            // SAFETY: sigwait reads the set and writes one integer, both ours.
+            if unsafe { libc::sigwait(&signals, &mut signal) } == 0 {
+                exit_on_signal(signal);
+            }
+        });
+    if waiter.is_err() {
+        // With no thread to take them, the signals' own action (killed by them) beats none.
+        // SAFETY: as above.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut()) };
     }
 }
 
-/// Ends the process for `signal`: the progress bar erased if it is on screen, then `_exit`.
-/// Async-signal-safe.
+/// Ends the process for `signal`: the progress bar erased, a write of whole lines under way
+/// finished, then `_exit`.
 fn exit_on_signal(signal: i32) -> ! {
     progress::erase_before_exit();
-    // SAFETY: _exit is async-signal-safe and runs nothing else.
+    let _no_write_under_way = WHOLE_LINES_WRITE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // SAFETY: _exit ends the process without running anything else.
     unsafe { libc::_exit(128 + signal) }
 }
 
-/// Writes `data` whole, then honours an interrupt that came during the write.
+/// Writes `data` whole, which a signal's exit waits for.
 fn write_uninterrupted(out: &mut impl std::io::Write, data: &[u8]) -> std::io::Result<()> {
-    use std::sync::atomic::Ordering::SeqCst;
-    WRITING.store(true, SeqCst);
-    let result = out.write_all(data);
-    WRITING.store(false, SeqCst);
-    let signal = INTERRUPTED.load(SeqCst);
-    if signal != 0 {
-        exit_on_signal(signal);
-    }
-    result
+    let _writing = WHOLE_LINES_WRITE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    out.write_all(data)
 }
 
 impl<W: std::io::Write> WholeLines<W> {

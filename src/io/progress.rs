@@ -1,23 +1,24 @@
-//! The progress bar: on standard error, only when it is a terminal (or `--progress` says so),
-//! and only once the work has run for a second, so quick runs and pipelines never see it.
+//! The progress bar, run by `indicatif`: on standard error, only when it is a terminal (or
+//! `--progress` says so), and only once the work has run for a second, so quick runs and
+//! pipelines never see it. indicatif's thread redraws it; lines on standard output are written
+//! with the bar lifted (indicatif's `suspend`), so the two never mix on one terminal line.
 //! Totals come from a second, cheap walk on its own thread (sizes only), so the bar knows what
-//! is left while the hashing walk is still going; lines on standard output are written with
-//! the bar lifted, so the two never mix on one terminal line. The line itself is made by
+//! is left while the hashing walk is still going. The line and its bytes are made by
 //! `format::progress`.
 //!
 //! The bar is erased (line cleared, cursor at column 0) whenever the run ends: normally, when
 //! output fails (the driver finishes the bar before it reports), and on Ctrl-C or SIGTERM,
-//! whose handler cannot take locks: it sees through [`ON_SCREEN`] whether a bar is there and
-//! erases it with one `write(2)` ([`erase_before_exit`]).
+//! whose thread erases it through [`erase_before_exit`].
 
 use super::read::BYTES_HASHED;
 use super::walk::{expand, Task, WalkOptions};
 use super::Input;
-use crate::format::progress::{bar, BarState, ERASE};
-use std::io::IsTerminal;
+use crate::format::progress::{redraw, style, BarState, ERASE};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, TermLike};
+use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -35,67 +36,18 @@ pub enum ProgressChoice {
 const DELAY: Duration = Duration::from_secs(1);
 const TICK: Duration = Duration::from_millis(100);
 /// The width drawn to when standard error has none (`--progress` into a pipe or a file).
-const DEFAULT_COLUMNS: usize = 80;
+const DEFAULT_COLUMNS: u16 = 80;
 
-/// Some bytes of the bar may be on the terminal: set before a line is written, cleared once
-/// the erasure is out. Read by the signal handler.
-static ON_SCREEN: AtomicBool = AtomicBool::new(false);
-/// A bar write is under way on some thread; the handler waits (briefly) for it to end, so its
-/// erasure comes after, not before, the line.
-static DRAWING: AtomicBool = AtomicBool::new(false);
-/// The process is exiting on a signal: no more drawing.
-static EXITING: AtomicBool = AtomicBool::new(false);
+/// The bar of the run under way, for the thread that ends the run on a signal.
+static RUNNING: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
-/// Erases the bar, if one is on screen, before the process `_exit`s on a signal. Only atomics,
-/// `poll(2)` as a sleep and `write(2)`: async-signal-safe. It may interrupt the very thread
-/// that is drawing, so the wait for that write is bounded (100 ms).
+/// Erases the bar, if one is on screen, and keeps it off: the process is about to `_exit` on
+/// a signal. Waits for a draw, or a line written with the bar lifted, that is under way.
 pub(crate) fn erase_before_exit() {
-    EXITING.store(true, Ordering::SeqCst);
-    for _ in 0..100 {
-        if !DRAWING.load(Ordering::SeqCst) {
-            break;
-        }
-        // SAFETY: poll with no descriptors only sleeps for 1 ms; it is async-signal-safe.
-        unsafe { libc::poll(std::ptr::null_mut(), 0, 1) };
+    let bar = lock(&RUNNING).clone();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    if ON_SCREEN.swap(false, Ordering::SeqCst) {
-        // SAFETY: ERASE is a static byte string valid for its length; write(2) is
-        // async-signal-safe. A failure leaves nothing to do: the process is exiting.
-        unsafe { libc::write(2, ERASE.as_ptr().cast(), ERASE.len()) };
-    }
-}
-
-/// Writes bar bytes to descriptor 2 whole, raw, so nothing is left in a buffer when the
-/// handler erases: a line (`erases` false) or the erasure. Nothing is written once the process
-/// is exiting on a signal. `false` when standard error failed (or the process is exiting).
-fn draw(bytes: &[u8], erases: bool) -> bool {
-    DRAWING.store(true, Ordering::SeqCst);
-    let exiting = EXITING.load(Ordering::SeqCst);
-    if !exiting && !erases {
-        // Before the write: a signal during it must find the bar to erase.
-        ON_SCREEN.store(true, Ordering::SeqCst);
-    }
-    let written = !exiting && write_all_raw(bytes);
-    if written && erases {
-        ON_SCREEN.store(false, Ordering::SeqCst);
-    }
-    DRAWING.store(false, Ordering::SeqCst);
-    written
-}
-
-fn write_all_raw(mut rest: &[u8]) -> bool {
-    while !rest.is_empty() {
-        // SAFETY: `rest` is valid for reads of `rest.len()` bytes during the call.
-        let written = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
-        if written > 0 {
-            rest = &rest[written as usize..];
-        } else if written == 0
-            || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
-        {
-            return false;
-        }
-    }
-    true
 }
 
 #[derive(Default)]
@@ -110,42 +62,14 @@ struct Counts {
     current: Mutex<Vec<u8>>,
 }
 
-/// What is on the terminal: whether the bar is drawn, and its last line (to put it back after
-/// output at once, without waiting for the next tick). One lock for every bar write.
-#[derive(Default)]
-struct Screen {
-    shown: bool,
-    /// Standard error failed: draw no more.
-    broken: bool,
-    line: Vec<u8>,
-}
-
-impl Screen {
-    fn put(&mut self, line: Vec<u8>) {
-        if self.broken {
-            return;
-        }
-        self.broken = !draw(&line, false);
-        self.shown = !self.broken;
-        self.line = line;
-    }
-
-    fn lift(&mut self) {
-        if self.shown {
-            self.broken |= !draw(ERASE, true);
-            self.shown = false;
-        }
-    }
-}
-
 pub struct Progress {
     active: Option<Active>,
 }
 
 struct Active {
-    screen: Arc<Mutex<Screen>>,
+    bar: ProgressBar,
     counts: Arc<Counts>,
-    threads: Vec<JoinHandle<()>>,
+    counter: JoinHandle<()>,
 }
 
 impl Progress {
@@ -160,78 +84,26 @@ impl Progress {
             return Progress { active: None };
         }
         let counts = Arc::new(Counts::default());
-        let screen = Arc::new(Mutex::new(Screen::default()));
-        let counter = {
-            let counts = Arc::clone(&counts);
-            let inputs = inputs.to_vec();
-            let walk = walk.clone();
-            std::thread::spawn(move || {
-                // A pipe or a device has no size to add: the total is then only a lower bound,
-                // and stays marked as still counted.
-                let mut without_size = false;
-                for task in expand(inputs, walk) {
-                    if counts.finished.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if let Task::Hash(Input::Path(path)) = task {
-                        let size = match crate::io::long_paths::metadata(&path) {
-                            Ok(m) if m.is_file() => m.len(),
-                            Ok(_) => {
-                                without_size = true;
-                                0
-                            }
-                            // It will fail when hashed, and be counted then as done.
-                            Err(_) => 0,
-                        };
-                        counts.total_bytes.fetch_add(size, Ordering::Relaxed);
-                        counts.total_files.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                counts.counting_done.store(!without_size, Ordering::Relaxed);
-            })
-        };
+        let counter = count_totals(Arc::clone(&counts), inputs.to_vec(), walk.clone());
         // Asked for by name, the bar shows at once; otherwise only work over a second gets one.
         let delay = if choice == ProgressChoice::Always {
             Duration::ZERO
         } else {
             DELAY
         };
-        // Taken here, not in the thread: on a busy machine the workers may hash a good part of
-        // the input before a new thread first runs.
-        let started = Instant::now();
-        let bytes_before = BYTES_HASHED.load(Ordering::Relaxed);
-        let ticker = {
-            let counts = Arc::clone(&counts);
-            let screen = Arc::clone(&screen);
-            std::thread::spawn(move || loop {
-                std::thread::park_timeout(TICK);
-                if counts.finished.load(Ordering::Relaxed) {
-                    break;
-                }
-                if started.elapsed() < delay {
-                    continue;
-                }
-                let current = counts.current.lock().map(|c| c.clone()).unwrap_or_default();
-                let state = BarState {
-                    done_bytes: BYTES_HASHED.load(Ordering::Relaxed) - bytes_before,
-                    total_bytes: counts.total_bytes.load(Ordering::Relaxed),
-                    done_files: counts.done_files.load(Ordering::Relaxed),
-                    total_files: counts.total_files.load(Ordering::Relaxed),
-                    counting: !counts.counting_done.load(Ordering::Relaxed),
-                    seconds: started.elapsed().as_secs_f64(),
-                    current: (!current.is_empty()).then_some(&current[..]),
-                };
-                let line = bar(&state, columns());
-                if let Ok(mut screen) = screen.lock() {
-                    screen.put(line);
-                }
-            })
-        };
+        // The bar's clock starts here, not in its thread: on a busy machine the workers may
+        // hash a good part of the input before a new thread first runs.
+        let terminal = Stderr::showing_from(Instant::now() + delay);
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::term_like(terminal))
+            .with_style(style(where_the_run_is(Arc::clone(&counts))));
+        // Known to the signal thread before the first draw.
+        *lock(&RUNNING) = Some(bar.clone());
+        bar.enable_steady_tick(TICK);
         Progress {
             active: Some(Active {
-                screen,
+                bar,
                 counts,
-                threads: vec![counter, ticker],
+                counter,
             }),
         }
     }
@@ -245,10 +117,9 @@ impl Progress {
         let Some(Input::Path(path)) = inputs.first() else {
             return;
         };
-        if let Ok(mut current) = active.counts.current.lock() {
-            current.clear();
-            current.extend_from_slice(path.as_os_str().as_bytes());
-        }
+        let mut current = lock(&active.counts.current);
+        current.clear();
+        current.extend_from_slice(path.as_os_str().as_bytes());
     }
 
     /// Counts a finished task (called in output order by the writer).
@@ -261,25 +132,15 @@ impl Progress {
 
     /// Runs `write` on `out` with the bar lifted off the terminal, flushing `out` before the
     /// bar comes back so a line never shares the terminal with it.
-    pub fn write<W: std::io::Write>(
+    pub fn write<W: Write>(
         &self,
         out: &mut W,
         write: impl FnOnce(&mut W) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let Some(active) = &self.active else {
-            return write(out);
-        };
-        let Ok(mut screen) = active.screen.lock() else {
-            return write(out);
-        };
-        let was_shown = screen.shown;
-        screen.lift();
-        let written = write(out).and_then(|()| out.flush());
-        if was_shown {
-            let line = std::mem::take(&mut screen.line);
-            screen.put(line);
+        match &self.active {
+            None => write(out),
+            Some(active) => active.bar.suspend(|| write(out).and_then(|()| out.flush())),
         }
-        written
     }
 
     /// Stops the bar and erases it.
@@ -291,14 +152,15 @@ impl Progress {
         let Some(active) = self.active.take() else {
             return;
         };
-        active.counts.finished.store(true, Ordering::Relaxed);
-        for thread in active.threads {
-            thread.thread().unpark();
-            let _ = thread.join();
+        // Unwinding, indicatif draws nothing, and its lock may be poisoned (a panic while a
+        // line was written with the bar lifted): a second panic would abort.
+        if !std::thread::panicking() {
+            active.bar.finish_and_clear();
         }
-        if let Ok(mut screen) = active.screen.lock() {
-            screen.lift();
-        };
+        // Only now: a signal until then still finds the bar to erase.
+        lock(&RUNNING).take();
+        active.counts.finished.store(true, Ordering::Relaxed);
+        let _ = active.counter.join();
     }
 }
 
@@ -309,16 +171,160 @@ impl Drop for Progress {
     }
 }
 
+/// The walk that counts what there is to hash, sizes only, on a thread of its own.
+fn count_totals(counts: Arc<Counts>, inputs: Vec<Input>, walk: WalkOptions) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        // A pipe or a device has no size to add: the total is then only a lower bound, and
+        // stays marked as still counted.
+        let mut without_size = false;
+        for task in expand(inputs, walk) {
+            if counts.finished.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Task::Hash(Input::Path(path)) = task {
+                let size = match crate::io::long_paths::metadata(&path) {
+                    Ok(m) if m.is_file() => m.len(),
+                    Ok(_) => {
+                        without_size = true;
+                        0
+                    }
+                    // It will fail when hashed, and be counted then as done.
+                    Err(_) => 0,
+                };
+                counts.total_bytes.fetch_add(size, Ordering::Relaxed);
+                counts.total_files.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        counts.counting_done.store(!without_size, Ordering::Relaxed);
+    })
+}
+
+/// Where the run is each time indicatif draws the bar: the bytes since the bar started (the
+/// readers count them, see `read::BYTES_HASHED`), the counts, and the time indicatif keeps.
+fn where_the_run_is(
+    counts: Arc<Counts>,
+) -> impl Fn(&ProgressState) -> BarState + Send + Sync + Clone + 'static {
+    let bytes_before = BYTES_HASHED.load(Ordering::Relaxed);
+    move |progress| {
+        let current = lock(&counts.current).clone();
+        BarState {
+            done_bytes: BYTES_HASHED.load(Ordering::Relaxed) - bytes_before,
+            total_bytes: counts.total_bytes.load(Ordering::Relaxed),
+            done_files: counts.done_files.load(Ordering::Relaxed),
+            total_files: counts.total_files.load(Ordering::Relaxed),
+            counting: !counts.counting_done.load(Ordering::Relaxed),
+            seconds: progress.elapsed().as_secs_f64(),
+            current: (!current.is_empty()).then_some(current),
+            columns: usize::from(columns()),
+        }
+    }
+}
+
+/// Standard error as indicatif draws on it. indicatif's own terminal would hide the bar where
+/// standard error is not a terminal, or where `TERM` is unset or `dumb`, which `--progress`
+/// overrides; and it draws with a blank moment (clear, then write) and pads the line to the
+/// last column. Here each draw reaches the terminal as one write ([`redraw`]), and nothing
+/// shows before `shows_from`.
+#[derive(Debug)]
+struct Stderr {
+    shows_from: Instant,
+    screen: Mutex<Screen>,
+}
+
+#[derive(Debug, Default)]
+struct Screen {
+    /// What indicatif wrote since its last flush: the line, or nothing to erase it.
+    pending: String,
+    /// The bar is on the terminal.
+    shown: bool,
+    /// Standard error failed: draw no more.
+    broken: bool,
+}
+
+impl Stderr {
+    fn showing_from(shows_from: Instant) -> Box<Stderr> {
+        Box::new(Stderr {
+            shows_from,
+            screen: Mutex::default(),
+        })
+    }
+}
+
+impl TermLike for Stderr {
+    fn width(&self) -> u16 {
+        columns()
+    }
+
+    // The bar is one line: indicatif moves the cursor only over the lines above a bar's last.
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn write_line(&self, text: &str) -> std::io::Result<()> {
+        self.write_str(text)?;
+        self.write_str("\n")
+    }
+
+    fn write_str(&self, text: &str) -> std::io::Result<()> {
+        lock(&self.screen).pending.push_str(text);
+        Ok(())
+    }
+
+    // The flush that follows redraws or erases the whole line in one write.
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn flush(&self) -> std::io::Result<()> {
+        let mut screen = lock(&self.screen);
+        let pending = std::mem::take(&mut screen.pending);
+        if screen.broken {
+            return Ok(());
+        }
+        // indicatif's padding to the last column: `redraw` erases what a longer line left.
+        let line = pending.trim_end_matches(' ');
+        let bytes = if !line.is_empty() && Instant::now() >= self.shows_from {
+            redraw(line)
+        } else if line.is_empty() && screen.shown {
+            ERASE.to_vec()
+        } else {
+            // Too early for a bar, or none on screen to erase.
+            return Ok(());
+        };
+        let written = std::io::stderr().write_all(&bytes);
+        screen.broken = written.is_err();
+        screen.shown = !line.is_empty() && !screen.broken;
+        written
+    }
+}
+
 /// Standard error's width in columns, asked each time the bar is drawn (the terminal may be
 /// resized); [`DEFAULT_COLUMNS`] when it is not a terminal.
-fn columns() -> usize {
+fn columns() -> u16 {
     // SAFETY: TIOCGWINSZ writes one `winsize` into the zeroed value it is given.
     let mut size: libc::winsize = unsafe { std::mem::zeroed() };
     // SAFETY: as above; the call touches nothing else.
     let got = unsafe { libc::ioctl(2, libc::TIOCGWINSZ, &mut size) };
     if got == 0 && size.ws_col > 0 {
-        usize::from(size.ws_col)
+        size.ws_col
     } else {
         DEFAULT_COLUMNS
     }
+}
+
+/// The bar's locks guard no invariant a panic could break: a poisoned one is used as it is.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
