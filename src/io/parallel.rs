@@ -1,5 +1,5 @@
 //! The pipeline every run that reads files goes through: readers open and read ahead, a
-//! pool of hashing threads hashes, one writer receives the results in input order.
+//! pool of hashing threads hashes, and the results are delivered in input order.
 //!
 //! Readers (`--readers`, 32 by default) take the next item from a (possibly lazy) iterator, so
 //! a directory walk feeds them as it goes, and do its reading ([`super::open`]): on a cold disk
