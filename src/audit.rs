@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 /// A manifest line that names a file: the entry, and where it was read.
 struct Listing {
@@ -38,13 +39,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
     let tree_name = tree.as_os_str().as_bytes();
     // Per manifest: what its lines came to (its improper lines, its files' statuses).
     let mut per_manifest = vec![Tally::default(); check.manifests.len()];
-    if let Err(source) = crate::io::long_paths::metadata(tree).and_then(|m| {
-        if m.is_dir() {
-            Ok(())
-        } else {
-            Err(io::Error::from_raw_os_error(libc::ENOTDIR))
-        }
-    }) {
+    if let Err(source) = tree_is_a_directory(tree) {
         let reason = crate::error::os_error_text(&source);
         reporter.error(&Error::Input {
             name: tree_name.to_vec(),
@@ -53,6 +48,83 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
         let tree = Some((tree_name, Some(reason)));
         return ended_early(audit, out, reporter, &per_manifest, None, tree);
     }
+    let listings = match read_listings(audit, &mut per_manifest) {
+        Ok(listings) => listings,
+        Err((index, source)) => {
+            let reason = crate::error::os_error_text(&source);
+            reporter.error(&Error::Input {
+                name: check.manifests[index].name_bytes().to_vec(),
+                source,
+            });
+            let failed = Some((index, reason));
+            return ended_early(audit, out, reporter, &per_manifest, failed, None);
+        }
+    };
+    let (new_files, walk_failures) = unlisted_files(audit, &listings);
+    let listed_results = verify_listed(audit, &listings);
+    let (mut moved_to, unlisted) = find_moved(audit, &listings, &listed_results, new_files);
+
+    // Listed files in manifest order (a moved one where it was listed), then the new ones.
+    let mut report: Vec<Reported> = Vec::new();
+    for (index, (listing, (status, algorithm))) in listings.iter().zip(listed_results).enumerate() {
+        let place = |algorithm| Listed {
+            manifest: check.manifests[listing.manifest].name_bytes(),
+            line: listing.line,
+            algorithm,
+        };
+        let from = || listing.entry.name.clone();
+        let (name, status, listed) = match moved_to.remove(&index) {
+            Some((to, matched)) => (to, Status::Moved { from: from() }, place(matched)),
+            None => (from(), status, place(algorithm)),
+        };
+        per_manifest[listing.manifest].count(&status);
+        report.push((name, status, Some(listed)));
+    }
+    let mut tally = Tally::total(&per_manifest);
+    for name in unlisted {
+        tally.count(&Status::New);
+        report.push((name, Status::New, None));
+    }
+    let all_good = walk_failures.is_empty()
+        && !(check.options.strict && tally.improper > 0)
+        && report.iter().all(|(_, status, _)| *status == Status::Ok);
+    let written = write_report(audit, out, reporter, &walk_failures, &report).and_then(|()| {
+        if check.options.status {
+            return Ok(());
+        }
+        let summary = Summary {
+            verified: all_good,
+            tally,
+            manifests: manifest_summaries(audit, &per_manifest, None),
+            tree: Some((tree_name, None)),
+        };
+        write_summary(audit, out, reporter, &summary)
+    });
+    let status =
+        crate::check::verified_status(written.and_then(|()| out.flush()), all_good, reporter);
+    Checked { status, tally }
+}
+
+/// One line of the audit's report: the name shown, its status, and where it was listed.
+type Reported<'a> = (Vec<u8>, Status, Option<Listed<'a>>);
+
+/// The tree must be a directory that can be read: an audit of anything else is refused.
+fn tree_is_a_directory(tree: &Path) -> io::Result<()> {
+    let metadata = crate::io::long_paths::metadata(tree)?;
+    if metadata.is_dir() {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(libc::ENOTDIR))
+    }
+}
+
+/// Every manifest's entries, in manifest order; each manifest's improper lines are counted in
+/// `per_manifest`. A manifest that cannot be read ends the audit: its index and the error.
+fn read_listings(
+    audit: &Audit,
+    per_manifest: &mut [Tally],
+) -> Result<Vec<Listing>, (usize, io::Error)> {
+    let check = &audit.check;
     let mut listings: Vec<Listing> = Vec::new();
     let terminator = crate::format::line_end(check.zero_terminated);
     for (index, manifest) in check.manifests.iter().enumerate() {
@@ -81,26 +153,21 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             }
             Ok(())
         });
-        if let Err(source) = read {
-            let reason = crate::error::os_error_text(&source);
-            reporter.error(&Error::Input {
-                name: manifest.name_bytes().to_vec(),
-                source,
-            });
-            let failed = Some((index, reason));
-            return ended_early(audit, out, reporter, &per_manifest, failed, None);
-        }
+        read.map_err(|source| (index, source))?;
     }
+    Ok(listings)
+}
 
-    // The files the manifests do not list, in walk order.
+/// The files of the tree the manifests do not list, in walk order, and the walk's failures.
+fn unlisted_files(audit: &Audit, listings: &[Listing]) -> (Vec<Vec<u8>>, Vec<Error>) {
     let listed: HashSet<Vec<u8>> = listings.iter().map(|l| normalized(&l.entry.name)).collect();
     let walk = WalkOptions {
         recursive: true,
         follow_links: audit.follow_links,
-        filter: check.filter.clone(),
+        filter: audit.check.filter.clone(),
     };
     let mut walk_failures = Vec::new();
-    let new_files: Vec<Vec<u8>> = expand(vec![Input::Path(tree.to_path_buf())], walk)
+    let new_files: Vec<Vec<u8>> = expand(vec![Input::Path(audit.tree.clone())], walk)
         .filter_map(|task| match task {
             Task::Hash(input) => Some(input.name_bytes().to_vec()),
             Task::Fail { name, error } => {
@@ -114,13 +181,17 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
         })
         .filter(|name| !listed.contains(&normalized(name)))
         .collect();
+    (new_files, walk_failures)
+}
 
-    // Each listed file's status, with the algorithm it was verified under.
-    let listed_results: Vec<(Status, Algorithm)> = listings
+/// Each listed file's status, with the algorithm it was verified under.
+fn verify_listed(audit: &Audit, listings: &[Listing]) -> Vec<(Status, Algorithm)> {
+    let read = &audit.check.run.read;
+    listings
         .par_iter()
         .map(|Listing { entry, .. }| {
             let input = listed_input(&entry.name);
-            match crate::check::verify(entry, &input, &check.run.read) {
+            match crate::check::verify(entry, &input, read) {
                 Ok(Some(matched)) => (Status::Ok, matched),
                 Ok(None) => (Status::Failed, entry.algorithm),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => (Status::Missing, entry.algorithm),
@@ -130,14 +201,28 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
                 ),
             }
         })
-        .collect();
+        .collect()
+}
 
-    // A new file is a missing one moved when its digest, under one of the missing entry's
-    // readings (its algorithm, or an untagged line's other algorithms of that length), is the
-    // one listed. Each missing entry explains at most one new file, first come first.
+/// A moved entry's index, with its new name and the algorithm the new file matched it under.
+type MovedTo = HashMap<usize, (Vec<u8>, Algorithm)>;
+
+/// The new files that are missing ones moved: each moved entry's index with its new name and
+/// the algorithm the new file matched it under; and the new files that are not (in walk
+/// order).
+///
+/// A new file is a missing one moved when its digest, under one of the missing entry's
+/// readings (its algorithm, or an untagged line's other algorithms of that length), is the
+/// one listed. Each missing entry explains at most one new file, first come first.
+fn find_moved(
+    audit: &Audit,
+    listings: &[Listing],
+    listed_results: &[(Status, Algorithm)],
+    new_files: Vec<Vec<u8>>,
+) -> (MovedTo, Vec<Vec<u8>>) {
     let mut missing_algorithms: Vec<Algorithm> = Vec::new();
     let mut missing_by_digest: HashMap<(Algorithm, Digest), Vec<usize>> = HashMap::new();
-    for (index, (listing, (status, _))) in listings.iter().zip(&listed_results).enumerate().rev() {
+    for (index, (listing, (status, _))) in listings.iter().zip(listed_results).enumerate().rev() {
         if *status != Status::Missing {
             continue;
         }
@@ -158,15 +243,14 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             missing_algorithms
                 .iter()
                 .filter_map(|&algorithm| {
-                    hash_input(&listed_input(name), algorithm, &check.run.read)
+                    hash_input(&listed_input(name), algorithm, &audit.check.run.read)
                         .ok()
                         .map(|digest| (algorithm, digest))
                 })
                 .collect()
         })
         .collect();
-    // A moved entry's new name, and the algorithm the new file matched it under.
-    let mut moved_to: HashMap<usize, (Vec<u8>, Algorithm)> = HashMap::new();
+    let mut moved_to: MovedTo = HashMap::new();
     let mut unlisted: Vec<Vec<u8>> = Vec::new();
     for (name, digests) in new_files.into_iter().zip(&new_digests) {
         let source = digests.iter().find_map(|key| {
@@ -186,75 +270,54 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             None => unlisted.push(name),
         }
     }
+    (moved_to, unlisted)
+}
 
-    let mut written = Ok(());
-    for error in &walk_failures {
-        if written.is_ok() {
-            written = reporter.error_after(out, error);
-        }
+/// The walk's failures, then every status line (an unreadable file's reason on standard error
+/// first); the first failed write stops it.
+fn write_report(
+    audit: &Audit,
+    out: &mut impl Write,
+    reporter: &Reporter,
+    walk_failures: &[Error],
+    report: &[Reported],
+) -> io::Result<()> {
+    for error in walk_failures {
+        reporter.error_after(out, error)?;
     }
-    // Listed files in manifest order (a moved one where it was listed), then the new ones.
-    let mut report: Vec<(Vec<u8>, Status, Option<Listed>)> = Vec::new();
-    for (index, (listing, (status, algorithm))) in listings.iter().zip(listed_results).enumerate() {
-        let place = |algorithm| Listed {
-            manifest: check.manifests[listing.manifest].name_bytes(),
-            line: listing.line,
-            algorithm,
-        };
-        let from = || listing.entry.name.clone();
-        let (name, status, listed) = match moved_to.remove(&index) {
-            Some((to, matched)) => (to, Status::Moved { from: from() }, place(matched)),
-            None => (from(), status, place(algorithm)),
-        };
-        per_manifest[listing.manifest].count(&status);
-        report.push((name, status, Some(listed)));
-    }
-    let mut tally = Tally::total(&per_manifest);
-    for name in unlisted {
-        tally.count(&Status::New);
-        report.push((name, Status::New, None));
-    }
-    let all_good = walk_failures.is_empty()
-        && !(check.options.strict && tally.improper > 0)
-        && report.iter().all(|(_, status, _)| *status == Status::Ok);
-    for (name, status, listed) in &report {
-        if written.is_err() {
-            break;
-        }
+    for (name, status, listed) in report {
         if let Status::Unreadable(reason) = status {
-            written = reporter.say_after(out, &Message::Named { name, reason });
+            reporter.say_after(out, &Message::Named { name, reason })?;
         }
-        if written.is_ok() {
-            written = write_one(audit, out, name, status, listed.as_ref());
-        }
+        write_one(audit, out, name, status, listed.as_ref())?;
     }
-    if written.is_ok() && !check.options.status {
-        written = if check.json {
-            let summary = Summary {
-                verified: all_good,
-                tally,
-                manifests: manifest_summaries(audit, &per_manifest, None),
-                tree: Some((tree_name, None)),
-            };
-            write_summary_json(out, &summary)
-        } else {
-            let manifest = check
-                .manifests
-                .first()
-                .map_or(&b"-"[..], |input| input.name_bytes());
-            let counts = crate::format::messages::audit_counts(&tally);
-            let summary = Message::AuditSummary {
-                manifest,
-                tree: tree_name,
-                counts: &counts,
-                improper: tally.improper,
-            };
-            reporter.say_after(out, &summary)
-        };
+    Ok(())
+}
+
+/// The summary: a JSON object on standard output with `--json`, else a message on standard
+/// error naming the first manifest and the tree.
+fn write_summary(
+    audit: &Audit,
+    out: &mut impl Write,
+    reporter: &Reporter,
+    summary: &Summary,
+) -> io::Result<()> {
+    if audit.check.json {
+        return write_summary_json(out, summary);
     }
-    let status =
-        crate::check::verified_status(written.and_then(|()| out.flush()), all_good, reporter);
-    Checked { status, tally }
+    let manifest = audit
+        .check
+        .manifests
+        .first()
+        .map_or(&b"-"[..], |input| input.name_bytes());
+    let counts = crate::format::messages::audit_counts(&summary.tally);
+    let message = Message::AuditSummary {
+        manifest,
+        tree: audit.tree.as_os_str().as_bytes(),
+        counts: &counts,
+        improper: summary.tally.improper,
+    };
+    reporter.say_after(out, &message)
 }
 
 /// Each manifest's part of the JSON summary; `failed` is the manifest that could not be read.

@@ -40,12 +40,14 @@ pub fn run(
         // One algorithm's lines: its own paths (lanes pulling files, a file split on every
         // core), as fast as a run can be.
         (false, &[algorithm]) => drive(
-            &hash.files,
-            &hash.run,
-            shard(),
+            Job {
+                files: &hash.files,
+                run: &hash.run,
+                shard: shard(),
+                batch: Batches::read_ahead(crate::kernels::table::chosen(algorithm).batch_size()),
+            },
             out,
             reporter,
-            Batches::read_ahead(crate::kernels::table::chosen(algorithm).batch_size()),
             |inputs, ahead| hash_inputs(inputs, ahead, algorithm, &hash.run.read),
             // No size: only JSON prints it, and JSON takes the other arm.
             |out, input, digest| write_record(out, hash, input, 0, &[digest]),
@@ -54,12 +56,14 @@ pub fn run(
         (_, algorithms) => {
             let several = Several::new(algorithms, &hash.run.read);
             drive(
-                &hash.files,
-                &hash.run,
-                shard(),
+                Job {
+                    files: &hash.files,
+                    run: &hash.run,
+                    shard: shard(),
+                    batch: Batches::read_ahead(several.batch_size()),
+                },
                 out,
                 reporter,
-                Batches::read_ahead(several.batch_size()),
                 |inputs, ahead| multi::hash_inputs(inputs, ahead, &several, &hash.run.read),
                 |out, input, hashed| write_record(out, hash, input, hashed.size, &hashed.digests),
             )
@@ -100,16 +104,18 @@ pub fn run_s3(
     reporter: &Reporter,
 ) -> (ExitStatus, Counts) {
     drive(
-        &values.files,
-        &values.run,
-        None,
+        Job {
+            files: &values.files,
+            run: &values.run,
+            shard: None,
+            // S3's values open and read each file themselves, in parts.
+            batch: Batches {
+                size: 1,
+                read_ahead: false,
+            },
+        },
         out,
         reporter,
-        // S3's values open and read each file themselves, in parts.
-        Batches {
-            size: 1,
-            read_ahead: false,
-        },
         |inputs, _| {
             inputs
                 .iter()
@@ -145,57 +151,43 @@ impl Batches {
     }
 }
 
-/// Expands the inputs, opens and reads batches of up to `batch` of them ahead on the readers
-/// ([`crate::io::open`]), runs `work` on each batch and what was read of it on the hashing
-/// threads (one result per input), and hands the results to `write` in input order; failures
-/// are reported in place and make the exit status 1. Returns the status and what was hashed or
-/// failed, for `--stats`.
-#[allow(clippy::too_many_arguments)]
-fn drive<T: Send>(
-    files: &Files,
-    run: &RunSettings,
+/// What `drive` runs over: the inputs and how to walk them, the threads and how to read,
+/// the shard to keep, and how to cut the inputs into batches.
+struct Job<'a> {
+    files: &'a Files,
+    run: &'a RunSettings,
     shard: Option<Sharding>,
+    batch: Batches,
+}
+
+/// Expands the inputs, opens and reads batches of up to `job.batch` of them ahead on the
+/// readers ([`crate::io::open`]), runs `work` on each batch and what was read of it on the
+/// hashing threads (one result per input), and hands the results to `write` in input order;
+/// failures are reported in place and make the exit status 1. Returns the status and what was
+/// hashed or failed, for `--stats`.
+fn drive<T: Send>(
+    job: Job,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
-    batch: Batches,
     work: impl Fn(&[&Input], Ahead) -> Vec<io::Result<T>> + Sync,
     mut write: impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()> + Send,
 ) -> (ExitStatus, Counts) {
+    let Job {
+        files,
+        run,
+        shard,
+        batch,
+    } = job;
     let mut status = ExitStatus::Success;
     let mut counts = Counts::default();
-    let inputs = match &files.names_from {
-        None => files.inputs.clone(),
-        Some(list) => match read_name_list(&list.source, list.zero_terminated) {
-            Ok(names) => names.iter().map(|name| listed_input(name)).collect(),
-            Err(source) => {
-                reporter.error(&Error::Input {
-                    name: list.source.name_bytes().to_vec(),
-                    source,
-                });
-                return (ExitStatus::Failure, counts);
-            }
-        },
+    let Some(inputs) = inputs_named(files, reporter) else {
+        return (ExitStatus::Failure, counts);
     };
     let stages = run.stages(must_run_in_order(&inputs));
     let progress = Progress::start(files.progress, &inputs, &files.walk);
-    let mut write_failed = None;
-    let mut tasks: Box<dyn Iterator<Item = Task> + Send> = match shard {
-        None => Box::new(expand(inputs, files.walk.clone())),
-        Some(sharding) => {
-            let all = expand(inputs, files.walk.clone()).collect();
-            let (chosen, fingerprint) = select(all, sharding.shard, &sharding.line_format);
-            let header = crate::format::shard_header::header(
-                sharding.shard,
-                &fingerprint,
-                sharding.several.as_deref(),
-            );
-            let mut line = header.into_bytes();
-            line.push(sharding.terminator);
-            if let Err(e) = out.write_all(&line) {
-                return (reporter.output_failed(e, ExitStatus::Success), counts);
-            }
-            Box::new(chosen.into_iter())
-        }
+    let mut tasks = match tasks_of_this_shard(inputs, files, shard, out) {
+        Ok(tasks) => tasks,
+        Err(e) => return (reporter.output_failed(e, ExitStatus::Success), counts),
     };
     // A batch's files are held open together: as many as the descriptor budget allows.
     let size = match batch.read_ahead {
@@ -207,6 +199,7 @@ fn drive<T: Send>(
         (!batch.is_empty()).then_some(batch)
     });
     let mmap = run.read.mmap;
+    let mut write_failed = None;
     for_each_ordered(
         batches,
         stages,
@@ -232,31 +225,11 @@ fn drive<T: Send>(
                 let failed = !matches!((&task, &result), (Task::Hash(_), Some(Ok(_))));
                 if !matches!(task, Task::Skip { .. }) {
                     counts.file(failed);
+                    if failed {
+                        status = ExitStatus::Failure;
+                    }
                 }
-                let written = match (task, result) {
-                    (Task::Hash(input), Some(Ok(value))) => {
-                        progress.write(out, |out| write(out, &input, value))
-                    }
-                    (Task::Hash(input), failed) => {
-                        status = ExitStatus::Failure;
-                        let source = match failed {
-                            Some(Err(source)) => source,
-                            _ => io::Error::other("not hashed"),
-                        };
-                        report_failure(out, reporter, &progress, input.name_bytes(), source)
-                    }
-                    (Task::Fail { name, error }, _) => {
-                        status = ExitStatus::Failure;
-                        report_failure(out, reporter, &progress, &name, error)
-                    }
-                    (Task::Skip { name, reason }, _) => {
-                        let skipped = Message::Named {
-                            name: &name,
-                            reason,
-                        };
-                        progress.write(out, |out| reporter.say_after(out, &skipped))
-                    }
-                };
+                let written = write_outcome(out, reporter, &progress, task, result, &mut write);
                 if let Err(e) = written {
                     write_failed = Some(e);
                     return ControlFlow::Break(());
@@ -275,6 +248,80 @@ fn drive<T: Send>(
         Err(e) => reporter.output_failed(e, status),
     };
     (status, counts)
+}
+
+/// The inputs as named: on the command line, or in `--files-from`'s list. A list that cannot
+/// be read is reported, and nothing is hashed.
+fn inputs_named(files: &Files, reporter: &Reporter) -> Option<Vec<Input>> {
+    let Some(list) = &files.names_from else {
+        return Some(files.inputs.clone());
+    };
+    match read_name_list(&list.source, list.zero_terminated) {
+        Ok(names) => Some(names.iter().map(|name| listed_input(name)).collect()),
+        Err(source) => {
+            reporter.error(&Error::Input {
+                name: list.source.name_bytes().to_vec(),
+                source,
+            });
+            None
+        }
+    }
+}
+
+/// The inputs expanded into tasks, lazily; under `--shard`, all of them are expanded first,
+/// the shard's part chosen and its header line written (the error is that write's).
+fn tasks_of_this_shard(
+    inputs: Vec<Input>,
+    files: &Files,
+    shard: Option<Sharding>,
+    out: &mut impl Write,
+) -> io::Result<Box<dyn Iterator<Item = Task> + Send>> {
+    let Some(sharding) = shard else {
+        return Ok(Box::new(expand(inputs, files.walk.clone())));
+    };
+    let all = expand(inputs, files.walk.clone()).collect();
+    let (chosen, fingerprint) = select(all, sharding.shard, &sharding.line_format);
+    let header = crate::format::shard_header::header(
+        sharding.shard,
+        &fingerprint,
+        sharding.several.as_deref(),
+    );
+    let mut line = header.into_bytes();
+    line.push(sharding.terminator);
+    out.write_all(&line)?;
+    Ok(Box::new(chosen.into_iter()))
+}
+
+/// Writes a task's outcome: its record through `write` on standard output, or its failure or
+/// why it was skipped on standard error, around the progress bar.
+fn write_outcome<W: Write + Send, T>(
+    out: &mut W,
+    reporter: &Reporter,
+    progress: &Progress,
+    task: Task,
+    result: Option<io::Result<T>>,
+    write: &mut impl FnMut(&mut dyn WriteSend, &Input, T) -> io::Result<()>,
+) -> io::Result<()> {
+    match (task, result) {
+        (Task::Hash(input), Some(Ok(value))) => {
+            progress.write(out, |out| write(out, &input, value))
+        }
+        (Task::Hash(input), failed) => {
+            let source = match failed {
+                Some(Err(source)) => source,
+                _ => io::Error::other("not hashed"),
+            };
+            report_failure(out, reporter, progress, input.name_bytes(), source)
+        }
+        (Task::Fail { name, error }, _) => report_failure(out, reporter, progress, &name, error),
+        (Task::Skip { name, reason }, _) => {
+            let skipped = Message::Named {
+                name: &name,
+                reason,
+            };
+            progress.write(out, |out| reporter.say_after(out, &skipped))
+        }
+    }
 }
 
 /// The inputs of a batch of tasks that are to be hashed.

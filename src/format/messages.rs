@@ -101,11 +101,6 @@ pub enum Message<'a> {
 impl Message<'_> {
     /// The text after `PROGRAM: `, without the newline.
     pub fn render(&self, style: MessageStyle) -> Vec<u8> {
-        let with_name = |name: &[u8], rest: &str| {
-            let mut text = quote_name(name);
-            text.extend_from_slice(rest.as_bytes());
-            text
-        };
         match self {
             Message::Error(error) => render_error(error, style),
             Message::ImproperLine {
@@ -162,30 +157,8 @@ impl Message<'_> {
                 tree,
                 counts,
                 improper,
-            } => {
-                let mut text = with_name(manifest, ": audit of ");
-                text.extend_from_slice(&quote_name(tree));
-                let parts: Vec<String> = counts
-                    .iter()
-                    .map(|(kind, n)| format!("{n} {kind}"))
-                    .collect();
-                text.extend_from_slice(format!(": {}", parts.join(", ")).as_bytes());
-                if *improper > 0 {
-                    text.extend_from_slice(format!(", {improper} improperly formatted").as_bytes());
-                }
-                text
-            }
-            Message::CacheIgnored { path, ignored } => format!(
-                "warning: ignoring the cache {}: {}{}",
-                path.display(),
-                ignored.reason,
-                if ignored.rewritten {
-                    "; it will be rewritten"
-                } else {
-                    ""
-                }
-            )
-            .into_bytes(),
+            } => audit_summary(manifest, tree, counts, *improper),
+            Message::CacheIgnored { path, ignored } => cache_ignored(path, ignored),
             Message::CacheCounts { path, hits, misses } => format!(
                 "cache {}: {hits} files unchanged, taken from it; {misses} hashed",
                 path.display()
@@ -208,6 +181,43 @@ impl Message<'_> {
             } => stats(counts, *bytes, *seconds).into_bytes(),
         }
     }
+}
+
+/// A quoted name, then the rest of the message.
+fn with_name(name: &[u8], rest: &str) -> Vec<u8> {
+    let mut text = quote_name(name);
+    text.extend_from_slice(rest.as_bytes());
+    text
+}
+
+/// `'MANIFEST': audit of 'TREE': 3 OK, 1 NEW`, then how many lines were improperly formatted.
+fn audit_summary(manifest: &[u8], tree: &[u8], counts: &[(&str, u64)], improper: u64) -> Vec<u8> {
+    let mut text = with_name(manifest, ": audit of ");
+    text.extend_from_slice(&quote_name(tree));
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    text.extend_from_slice(format!(": {}", parts.join(", ")).as_bytes());
+    if improper > 0 {
+        text.extend_from_slice(format!(", {improper} improperly formatted").as_bytes());
+    }
+    text
+}
+
+/// A cache file that could not be used, and whether this run rewrites it.
+fn cache_ignored(path: &Path, ignored: &Ignored) -> Vec<u8> {
+    format!(
+        "warning: ignoring the cache {}: {}{}",
+        path.display(),
+        ignored.reason,
+        if ignored.rewritten {
+            "; it will be rewritten"
+        } else {
+            ""
+        }
+    )
+    .into_bytes()
 }
 
 /// The line after a usage error, without the program's prefix: how to learn the right usage.
@@ -324,28 +334,9 @@ fn with_choices(head: String, suggestion: Option<&str>, noun: &str, valid: &str)
 /// clap's `error:`, tip, usage block and help line (the reporter adds the program's name and
 /// main the "Try" line). A misspelt option or value gets the closest right one.
 pub fn clap_usage(error: &clap::Error) -> String {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let context = |kind: ContextKind| match error.get(kind) {
-        Some(ContextValue::String(text)) => Some(text.clone()),
-        Some(ContextValue::Strings(texts)) => Some(texts.join("', '")),
-        Some(ContextValue::StyledStr(text)) => Some(text.to_string()),
-        Some(ContextValue::Number(number)) => Some(number.to_string()),
-        _ => None,
-    };
-    // clap names an option with its value's placeholder (`--threads <N>`); the name alone reads
-    // better in a sentence. Quoted, as coreutils quotes the option it refuses.
-    let options = |kind: ContextKind| -> Option<String> {
-        let names: Vec<&str> = match error.get(kind)? {
-            ContextValue::String(arg) => vec![arg.as_str()],
-            ContextValue::Strings(args) => args.iter().map(String::as_str).collect(),
-            _ => return None,
-        };
-        let names: Vec<String> = names
-            .iter()
-            .map(|arg| format!("'{}'", arg.split(' ').next().unwrap_or_default()))
-            .collect();
-        Some(names.join(", "))
-    };
+    use clap::error::{ContextKind, ErrorKind};
+    let context = |kind: ContextKind| clap_context(error, kind);
+    let options = |kind: ContextKind| clap_options(error, kind);
     let option = || options(ContextKind::InvalidArg).unwrap_or_default();
     let value = context(ContextKind::InvalidValue).unwrap_or_default();
     let suggestion =
@@ -354,15 +345,7 @@ pub fn clap_usage(error: &clap::Error) -> String {
     match error.kind() {
         ErrorKind::UnknownArgument => {
             let arg = context(ContextKind::InvalidArg).unwrap_or_default();
-            let mut text = format!("unknown option '{arg}'");
-            match suggestion {
-                Some(close) => text.push_str(&format!("; did you mean '{close}'?")),
-                // Nothing like it: perhaps a file whose name starts with `-` (FILE takes any).
-                None => text.push_str(&format!(
-                    "; a file of that name is hashed with 'fasthash -- {arg}'"
-                )),
-            }
-            text
+            unknown_option(&arg, suggestion)
         }
         ErrorKind::InvalidValue if value.is_empty() => {
             let head = format!("{} needs a value", option());
@@ -378,17 +361,7 @@ pub fn clap_usage(error: &clap::Error) -> String {
                 None => head,
             }
         }
-        ErrorKind::ValueValidation => {
-            let source = std::error::Error::source(error);
-            // A value parser of ours words its whole refusal.
-            match source.and_then(|source| source.downcast_ref::<Error>()) {
-                Some(ours) => ours.to_string(),
-                None => match source {
-                    Some(reason) => format!("invalid value '{value}' for {}: {reason}", option()),
-                    None => format!("invalid value '{value}' for {}", option()),
-                },
-            }
-        }
+        ErrorKind::ValueValidation => refused_value(error, &value, &option()),
         ErrorKind::ArgumentConflict => match options(ContextKind::PriorArg) {
             // clap reports an option given twice as one in conflict with itself.
             Some(prior) if prior == option() => format!("{prior} can be given only once"),
@@ -421,6 +394,62 @@ pub fn clap_usage(error: &clap::Error) -> String {
     }
 }
 
+/// A piece of a clap error's context as text; several values are joined by `', '`.
+fn clap_context(error: &clap::Error, kind: clap::error::ContextKind) -> Option<String> {
+    use clap::error::ContextValue;
+    match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.clone()),
+        Some(ContextValue::Strings(texts)) => Some(texts.join("', '")),
+        Some(ContextValue::StyledStr(text)) => Some(text.to_string()),
+        Some(ContextValue::Number(number)) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// The options a clap error's context names, each quoted, joined by `, `.
+///
+/// clap names an option with its value's placeholder (`--threads <N>`); the name alone reads
+/// better in a sentence. Quoted, as coreutils quotes the option it refuses.
+fn clap_options(error: &clap::Error, kind: clap::error::ContextKind) -> Option<String> {
+    use clap::error::ContextValue;
+    let names: Vec<&str> = match error.get(kind)? {
+        ContextValue::String(arg) => vec![arg.as_str()],
+        ContextValue::Strings(args) => args.iter().map(String::as_str).collect(),
+        _ => return None,
+    };
+    let names: Vec<String> = names
+        .iter()
+        .map(|arg| format!("'{}'", arg.split(' ').next().unwrap_or_default()))
+        .collect();
+    Some(names.join(", "))
+}
+
+/// An option fasthash does not have: the closest one, or how to hash a file of that name.
+fn unknown_option(arg: &str, suggestion: Option<String>) -> String {
+    let mut text = format!("unknown option '{arg}'");
+    match suggestion {
+        Some(close) => text.push_str(&format!("; did you mean '{close}'?")),
+        // Nothing like it: perhaps a file whose name starts with `-` (FILE takes any).
+        None => text.push_str(&format!(
+            "; a file of that name is hashed with 'fasthash -- {arg}'"
+        )),
+    }
+    text
+}
+
+/// A value its parser refused: a parser of ours words its whole refusal; another's reason
+/// follows the value.
+fn refused_value(error: &clap::Error, value: &str, option: &str) -> String {
+    let source = std::error::Error::source(error);
+    match source.and_then(|source| source.downcast_ref::<Error>()) {
+        Some(ours) => ours.to_string(),
+        None => match source {
+            Some(reason) => format!("invalid value '{value}' for {option}: {reason}"),
+            None => format!("invalid value '{value}' for {option}"),
+        },
+    }
+}
+
 /// An error's text after `PROGRAM: `, without a trailing newline.
 fn render_error(error: &Error, style: MessageStyle) -> Vec<u8> {
     match error {
@@ -429,20 +458,12 @@ fn render_error(error: &Error, style: MessageStyle) -> Vec<u8> {
             format!("{}: {source}", String::from_utf8_lossy(name)).into_bytes()
         }
         Error::Input { name, source } => {
-            let mut text = quote_name(name);
-            text.extend_from_slice(b": ");
-            text.extend_from_slice(crate::error::os_error_text(source).as_bytes());
-            text
+            with_name(name, &format!(": {}", crate::error::os_error_text(source)))
         }
         Error::Invalid { name, reason } if style == MessageStyle::B3sum => {
             format!("{}: {reason}", String::from_utf8_lossy(name)).into_bytes()
         }
-        Error::Invalid { name, reason } => {
-            let mut text = quote_name(name);
-            text.extend_from_slice(b": ");
-            text.extend_from_slice(reason.as_bytes());
-            text
-        }
+        Error::Invalid { name, reason } => with_name(name, &format!(": {reason}")),
         Error::Write(source) => {
             format!("write error: {}", crate::error::os_error_text(source)).into_bytes()
         }

@@ -215,26 +215,10 @@ fn is_shell_special(b: u8) -> bool {
     )
 }
 
+/// The characters that still need quoting inside double quotes: the shell's special ones
+/// but the space, the single quote and the colon, which double quotes make harmless.
 fn is_special_inside_double_quotes(b: u8) -> bool {
-    matches!(
-        b,
-        b'!' | b'"'
-            | b'$'
-            | b'&'
-            | b'('
-            | b')'
-            | b'*'
-            | b';'
-            | b'<'
-            | b'='
-            | b'>'
-            | b'?'
-            | b'['
-            | b'\\'
-            | b'^'
-            | b'`'
-            | b'|'
-    )
+    is_shell_special(b) && !matches!(b, b' ' | b'\'' | b':')
 }
 
 fn push_c_escape(out: &mut Vec<u8>, b: u8) {

@@ -238,8 +238,14 @@ fn digest_by(known: &Known, algorithm: Algorithm) -> Option<Digest> {
         .map(|(_, digest)| *digest)
 }
 
+/// Whether the file's modification or change time is less than two seconds before now (or
+/// after it): a write right after it was hashed could have left both as they were.
 fn too_recent(metadata: &Metadata) -> bool {
-    let now = SystemTime::now();
+    too_recent_at(metadata, SystemTime::now())
+}
+
+/// [`too_recent`], as of `now`.
+fn too_recent_at(metadata: &Metadata, now: SystemTime) -> bool {
     let latest = |seconds: i64, nanos: i64| {
         SystemTime::UNIX_EPOCH
             + Duration::from_secs(seconds.max(0) as u64)
@@ -455,6 +461,54 @@ mod tests {
             ),
         ];
         Files::from_iter([((7, 42), (stamp, digests))])
+    }
+
+    #[test]
+    fn a_file_changed_in_the_last_two_seconds_is_not_trusted_by_either_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        std::fs::write(&path, b"abc").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        // The modification time set an hour back: the change time, which that sets to now
+        // and which no one can set back, still says the file is new.
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        file.set_modified(hour_ago).unwrap();
+        let metadata = file.metadata().unwrap();
+        assert_eq!(metadata.modified().unwrap(), hour_ago);
+        let changed = SystemTime::UNIX_EPOCH
+            + Duration::new(metadata.ctime() as u64, metadata.ctime_nsec() as u32);
+        assert!(too_recent_at(
+            &metadata,
+            changed + Duration::from_millis(1999)
+        ));
+        assert!(!too_recent_at(&metadata, changed + Duration::from_secs(2)));
+        // A clock behind the file's times is not trusted either.
+        assert!(too_recent_at(&metadata, changed - Duration::from_secs(1)));
+        // And a modification time of its own that is recent (here, ahead) is not trusted.
+        file.set_modified(SystemTime::now() + Duration::from_secs(3600))
+            .unwrap();
+        let ahead = file.metadata().unwrap();
+        let changed_again =
+            SystemTime::UNIX_EPOCH + Duration::new(ahead.ctime() as u64, ahead.ctime_nsec() as u32);
+        assert!(too_recent_at(
+            &ahead,
+            changed_again + Duration::from_secs(2)
+        ));
+        // Not remembered: a run right after this one hashes it again.
+        let cache = Cache {
+            path: dir.path().join("cache"),
+            loaded: Files::default(),
+            learned: Mutex::new(Files::default()),
+            replace: false,
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        };
+        let digest = crate::kernels::hash(Algorithm::Sha256, b"abc");
+        cache.remember(&metadata, Algorithm::Sha256, digest);
+        // (Unless this machine took two seconds from the write to here.)
+        if SystemTime::now() < changed + Duration::from_secs(2) {
+            assert!(cache.learned.lock().unwrap().is_empty());
+        }
     }
 
     #[test]

@@ -180,16 +180,35 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
     }
 }
 
-/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit in force.
-fn raise_soft_limit() -> usize {
+/// A limit the process runs under, as `ulimit` sets it.
+#[derive(Clone, Copy)]
+pub(crate) enum Resource {
+    /// `RLIMIT_NOFILE` (`ulimit -n`): descriptors open at once.
+    Descriptors,
+    /// `RLIMIT_AS` (`ulimit -v`): bytes of address space.
+    AddressSpace,
+}
+
+/// The soft and hard limits on `resource`; None when the process cannot tell. Every limit
+/// fasthash heeds is read here.
+pub(crate) fn resource_limit(resource: Resource) -> Option<libc::rlimit> {
+    let resource = match resource {
+        Resource::Descriptors => libc::RLIMIT_NOFILE,
+        Resource::AddressSpace => libc::RLIMIT_AS,
+    };
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+    (unsafe { libc::getrlimit(resource, &mut limit) } == 0).then_some(limit)
+}
+
+/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit in force.
+fn raise_soft_limit() -> usize {
+    let Some(mut limit) = resource_limit(Resource::Descriptors) else {
         return 256;
-    }
+    };
     if limit.rlim_cur < limit.rlim_max {
         let raised = libc::rlimit {
             rlim_cur: limit.rlim_max,

@@ -10,6 +10,7 @@
 //! exactly the requested size, so `-j 1` also keeps a single file's CRC or BLAKE3 on one
 //! thread; at most `readers + 2 * threads` items are between being taken and being hashed.
 
+use super::descriptors::{resource_limit, Resource};
 use super::Input;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -121,14 +122,8 @@ fn hashing_threads_that_fit(wanted: usize) -> usize {
 /// The address space left to this process under `ulimit -v` (`RLIMIT_AS`), in bytes; None
 /// when it is not limited, or the process cannot tell.
 fn address_space_left() -> Option<usize> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
-        || limit.rlim_cur == libc::RLIM_INFINITY
-    {
+    let limit = resource_limit(Resource::AddressSpace)?;
+    if limit.rlim_cur == libc::RLIM_INFINITY {
         return None;
     }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -576,6 +576,11 @@ thread_local! {
 /// An opened file's state when it is a regular file under [`MAP_THRESHOLD`] that the lanes
 /// may take (read, or mapped into their arena); None for anything to be hashed the usual way:
 /// not a regular file, empty (as /proc files claim to be), or large.
+///
+/// Asked of the file here, not taken from the open stage's `fstat`: that one may be a batch or
+/// more older, and the lanes map `len` bytes and compare the file after reading with this
+/// state ([`LaneFile::unchanged`]), so a file written between the open stage and its hashing
+/// would fail as changed while read instead of being hashed as it is now.
 fn small_size(file: &File) -> io::Result<Option<Metadata>> {
     let metadata = file.metadata()?;
     let small = metadata.is_file() && metadata.len() > 0 && metadata.len() < MAP_THRESHOLD;
