@@ -1,6 +1,7 @@
 //! What was typed: clap's definition of `fasthash`, GNU getopt parsing for the coreutils
 //! drop-in names, and b3sum's options. Nothing here decides anything; `config` does.
 
+use crate::dropin::Program;
 use crate::error::Error;
 use crate::kernels::Algorithm;
 use clap::builder::TypedValueParser as _;
@@ -9,83 +10,21 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-/// Which program the binary is being: itself, or one of the tools it replaces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Personality {
-    Fasthash,
-    /// `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, and `b2sum`,
-    /// `cksum` and `sum` (whose options can change the algorithm: `crate::dropin::cksum`).
-    Coreutils {
-        program: &'static str,
-        algorithm: Algorithm,
-    },
-    B3sum,
-}
-
-/// Who is speaking: the program being imitated, and its name in messages. Decided once, from
-/// `argv[0]`, and carried by the configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Who is speaking: the program being imitated (a row of [`crate::dropin::PROGRAMS`]), and
+/// its name in messages. Decided once, from `argv[0]`, and carried by the configuration.
+#[derive(Clone, Debug)]
 pub struct Invocation {
-    pub personality: Personality,
-    /// The program's name in messages (see [`Personality::message_name`]).
+    pub personality: &'static Program,
+    /// The program's name in messages (see [`Program::message_name`]).
     pub program: String,
 }
 
 impl Invocation {
     pub fn from_argv0(argv0: Option<&OsString>) -> Invocation {
-        let personality = Personality::from_argv0(argv0);
+        let personality = Program::from_argv0(argv0);
         Invocation {
             personality,
             program: personality.message_name(argv0),
-        }
-    }
-}
-
-const COREUTILS_NAMES: &[(&str, Algorithm)] = &[
-    ("md5sum", Algorithm::Md5),
-    ("sha1sum", Algorithm::Sha1),
-    ("sha224sum", Algorithm::Sha224),
-    ("sha256sum", Algorithm::Sha256),
-    ("sha384sum", Algorithm::Sha384),
-    ("sha512sum", Algorithm::Sha512),
-    ("b2sum", Algorithm::Blake2b(64)),
-    ("cksum", Algorithm::Crc),
-    ("sum", Algorithm::Bsd),
-];
-
-impl Personality {
-    /// Decides from the name the binary was started under (a symlink's name).
-    pub fn from_argv0(argv0: Option<&OsString>) -> Personality {
-        let Some(argv0) = argv0 else {
-            return Personality::Fasthash;
-        };
-        let bytes = argv0.as_bytes();
-        let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
-        if base == b"b3sum" {
-            return Personality::B3sum;
-        }
-        COREUTILS_NAMES
-            .iter()
-            .find(|(name, _)| name.as_bytes() == base)
-            .map(|&(program, algorithm)| Personality::Coreutils { program, algorithm })
-            .unwrap_or(Personality::Fasthash)
-    }
-
-    /// The name in messages: coreutils programs use `argv[0]` as typed (a path stays a path);
-    /// fasthash and b3sum use their own names.
-    pub fn message_name(self, argv0: Option<&OsString>) -> String {
-        match (self, argv0) {
-            (Personality::Coreutils { .. }, Some(argv0)) => argv0.to_string_lossy().into_owned(),
-            _ => self.program().to_string(),
-        }
-    }
-
-    /// The program's own name.
-    pub fn program(self) -> &'static str {
-        match self {
-            Personality::Fasthash => "fasthash",
-            Personality::Coreutils { program, .. } => program,
-            Personality::B3sum => "b3sum",
         }
     }
 }
@@ -928,20 +867,6 @@ mod tests {
         assert_eq!(
             error(&["sha1sum", "--bin=3"]),
             "option '--binary' doesn't allow an argument"
-        );
-    }
-
-    #[test]
-    fn personality_comes_from_the_base_name() {
-        let p = Personality::from_argv0(Some(&OsString::from("/usr/local/bin/sha512sum")));
-        assert_eq!(p.program(), "sha512sum");
-        assert_eq!(
-            Personality::from_argv0(Some(&OsString::from("b3sum"))),
-            Personality::B3sum
-        );
-        assert_eq!(
-            Personality::from_argv0(Some(&OsString::from("./fasthash"))),
-            Personality::Fasthash
         );
     }
 }

@@ -2,7 +2,8 @@
 //! conflicting combination rejected with coreutils' own wording.
 
 use crate::bench::BenchOptions;
-use crate::cli::{B3sumCli, Cli, GnuParse, Invocation, Personality};
+use crate::cli::{B3sumCli, Cli, GnuParse, Invocation};
+use crate::dropin::{GnuProgram, Grammar, Program};
 use crate::error::Error;
 use crate::format::manifest::{ParseOptions, Retag};
 use crate::format::{DigestEncoding, LineStyle};
@@ -126,6 +127,8 @@ pub enum CheckDialect {
     Fasthash,
     /// b3sum's own rules and words.
     B3sum,
+    /// xxhsum's, which `dropin::xxhsum` reads and reports whole (never a [`Check`]).
+    Xxhsum,
 }
 
 #[derive(Debug)]
@@ -282,8 +285,8 @@ impl Mode {
     fn from_args(invocation: &Invocation, args: Vec<OsString>) -> Result<Mode, Error> {
         let personality = invocation.personality;
         let program = &invocation.program;
-        let cli = match personality {
-            Personality::Fasthash => match Cli::parse_fasthash(args) {
+        let cli = match personality.grammar {
+            Grammar::Fasthash => match Cli::parse_fasthash(args) {
                 Ok(cli) if cli.bench => return bench(cli),
                 Ok(cli) if cli.seconds.is_some() => {
                     return Err(Error::usage(
@@ -299,22 +302,31 @@ impl Mode {
                 }
                 Err(e) => return Err(Error::usage(crate::format::messages::clap_usage(&e))),
             },
-            Personality::B3sum => {
+            Grammar::B3sum => {
                 let b3sum = B3sumCli::parse_from(args);
                 if b3sum.wants_extended_output() {
                     return Ok(Mode::B3sumExtended(Box::new(b3sum)));
                 }
                 b3sum.into_cli()
             }
-            Personality::Coreutils {
-                program: own_name,
-                algorithm,
-            } => match crate::cli::parse_gnu(&args, &crate::dropin::cksum::options(own_name)) {
+            Grammar::Gnu(gnu) => match crate::cli::parse_gnu(&args, &(gnu.options)()) {
                 Ok(GnuParse::Run(cli)) => *cli,
-                Ok(GnuParse::Help) => return Ok(Mode::Print(coreutils_help(program, algorithm))),
-                Ok(GnuParse::Version) => return Ok(Mode::Print(coreutils_version(own_name))),
+                Ok(GnuParse::Help) => {
+                    return Ok(Mode::Print((gnu.help)(program, personality.algorithm)))
+                }
+                Ok(GnuParse::Version) => {
+                    return Ok(Mode::Print(crate::dropin::coreutils::version(
+                        personality.name,
+                    )))
+                }
                 Err(error) => return Err(error),
             },
+            // `main` hands xxhsum's names to `dropin::xxhsum::run` before any `Config`.
+            Grammar::Xxhsum { .. } => {
+                return Err(Error::usage(
+                    "xxhsum's command line is read by its own program",
+                ))
+            }
         };
         if cli.list_kernels {
             if let Some(file) = cli.files.first() {
@@ -340,37 +352,28 @@ impl Mode {
         let personality = invocation.personality;
         validate_gnu_combinations(&cli, personality)?;
         let hashing = cli.verify_s3.is_none() && !cli.merge && !cli.check;
-        let dropin = match personality {
-            Personality::Coreutils { program: own, .. }
-                if matches!(own, "b2sum" | "cksum" | "sum") =>
-            {
-                Some(crate::dropin::cksum::resolve(
-                    own,
-                    &invocation.program,
-                    &cli,
-                )?)
-            }
+        let dropin = match personality.grammar {
+            Grammar::Gnu(GnuProgram {
+                resolve: Some(resolve),
+                ..
+            }) => Some(resolve(&invocation.program, &cli)?),
             _ => None,
         };
-        let algorithms: Vec<Algorithm> = match personality {
-            Personality::Coreutils { .. } if dropin.is_some() => dropin
-                .as_ref()
-                .and_then(|d| d.algorithm)
-                .into_iter()
-                .collect(),
-            Personality::Coreutils { algorithm, .. } => vec![algorithm],
-            Personality::B3sum => vec![Algorithm::Blake3],
-            // Hashing without -a is SHA-256; --check may learn the algorithm line by line.
-            Personality::Fasthash if cli.algorithm.is_empty() && hashing => {
-                vec![Algorithm::Sha256]
+        let algorithms: Vec<Algorithm> = match &dropin {
+            Some(resolved) => resolved.algorithm.into_iter().collect(),
+            // fasthash's -a; --check may learn the algorithm line by line.
+            None if personality.is_fasthash() && !(cli.algorithm.is_empty() && hashing) => {
+                algorithm_list(&cli)?
             }
-            Personality::Fasthash => algorithm_list(&cli)?,
+            // The program's own: fasthash hashes SHA-256 without -a.
+            None => vec![personality.algorithm],
         };
         let algorithm = algorithms.first().copied();
         // cksum's and sum's legacy checksums have one line format and nothing to check.
-        if let (Personality::Fasthash, Some(legacy)) =
-            (personality, algorithms.iter().find(|a| a.info().with_size))
-        {
+        if let (true, Some(legacy)) = (
+            personality.is_fasthash(),
+            algorithms.iter().find(|a| a.info().with_size),
+        ) {
             let refused = [
                 (cli.check, "--check"),
                 (cli.tag, "--tag"),
@@ -404,13 +407,13 @@ impl Mode {
         };
         let progress = match (cli.progress, cli.no_progress) {
             // The programs of the drop-in names draw nothing on standard error.
-            _ if personality != Personality::Fasthash => ProgressChoice::Never,
+            _ if !personality.is_fasthash() => ProgressChoice::Never,
             (true, _) => ProgressChoice::Always,
             (_, true) => ProgressChoice::Never,
             _ => ProgressChoice::Auto,
         };
         let s3 = crate::s3::options::resolve(&cli, hashing, &algorithms)?;
-        if personality == Personality::Fasthash {
+        if personality.is_fasthash() {
             refuse_options_that_would_do_nothing(&cli, s3.is_some())?;
         }
         if cli.verify_s3.is_some() && cli.files.len() != 1 {
@@ -505,23 +508,12 @@ impl Mode {
                     strict: cli.strict,
                     warn: cli.warn,
                 },
-                dialect: match personality {
-                    Personality::Fasthash => CheckDialect::Fasthash,
-                    Personality::Coreutils { .. } => CheckDialect::Coreutils,
-                    Personality::B3sum => CheckDialect::B3sum,
-                },
+                dialect: personality.check,
                 zero_terminated: cli.zero,
                 any_length: dropin.as_ref().is_some_and(|d| d.any_length),
                 type_name,
                 retag,
-                base64_digests: matches!(
-                    personality,
-                    Personality::Fasthash
-                        | Personality::Coreutils {
-                            program: "cksum",
-                            ..
-                        }
-                ),
+                base64_digests: personality.reads_base64(),
                 filter: walk.filter.clone(),
                 json: cli.json,
                 run,
@@ -572,7 +564,7 @@ impl Mode {
             },
             // cksum and sum name the file beside a legacy checksum only when files were named.
             with_names: !(cli.no_names || (legacy_only && cli.files.is_empty())),
-            lossy_names: personality == Personality::B3sum,
+            dialect: personality.lines,
         };
         Ok(Mode::Hash(Hash {
             algorithms,
@@ -831,10 +823,10 @@ fn first_given<'a>(options: &[(bool, &'a str)]) -> Option<&'a str> {
 }
 
 /// The combinations coreutils' digest programs refuse, in the order they test them.
-fn validate_gnu_combinations(cli: &Cli, personality: Personality) -> Result<(), Error> {
+fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Error> {
     let check = cli.check;
     let binary_or_text = cli.binary || cli.text_typed;
-    let is_coreutils = matches!(personality, Personality::Coreutils { .. });
+    let is_coreutils = personality.is_coreutils();
     let refusals: [(bool, &str); 10] = [
         (
             cli.tag && cli.text_typed,
@@ -882,52 +874,6 @@ fn validate_gnu_combinations(cli: &Cli, personality: Personality) -> Result<(), 
         Some((_, message)) => Err(Error::usage(*message)),
         None => Ok(()),
     }
-}
-
-fn coreutils_help(program: &str, algorithm: Algorithm) -> String {
-    if let Some(help) = crate::dropin::cksum::help(program, algorithm) {
-        return help;
-    }
-    let bits = match algorithm {
-        Algorithm::Md5 => "MD5 (128-bit)".to_string(),
-        Algorithm::Sha1 => "SHA1 (160-bit)".to_string(),
-        other => format!(
-            "SHA{} ({}-bit)",
-            other.digest_len() * 8,
-            other.digest_len() * 8
-        ),
-    };
-    format!(
-        "\
-Usage: {program} [OPTION]... [FILE]...
-Print or check {bits} checksums.
-
-With no FILE, or when FILE is -, read standard input.
-  -b, --binary          read in binary mode
-  -c, --check           read checksums from the FILEs and check them
-      --tag             create a BSD-style checksum
-  -t, --text            read in text mode (default)
-  -z, --zero            end each output line with NUL, not newline,
-                          and disable file name escaping
-
-The following five options are useful only when verifying checksums:
-      --ignore-missing  don't fail or report status for missing files
-      --quiet           don't print OK for each successfully verified file
-      --status          don't output anything, status code shows success
-      --strict          exit non-zero for improperly formatted checksum lines
-  -w, --warn            warn about improperly formatted checksum lines
-
-      --help        display this help and exit
-      --version     output version information and exit
-
-This is fasthash {version} running as {program}.
-",
-        version = env!("CARGO_PKG_VERSION")
-    )
-}
-
-fn coreutils_version(program: &str) -> String {
-    format!("{program} (fasthash) {}\n", env!("CARGO_PKG_VERSION"))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `b2sum`, `cksum` and `sum` as GNU coreutils 9.11 has them: their options beyond
 //! md5sum's, and how each decides its algorithm, digest length and line format.
 
+use super::GnuProgram;
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
 use crate::error::Error;
 use crate::format::manifest::{Retag, CKSUM_TAGS};
@@ -59,27 +60,55 @@ const SUM_OPTIONS: &[GnuOption] = &[
     },
 ];
 
-/// The options of a coreutils program by its name.
-pub(crate) fn options(program: &str) -> Vec<GnuOption> {
-    let mut options = match program {
-        "sum" => return SUM_OPTIONS.to_vec(),
-        _ => COREUTILS_OPTIONS.to_vec(),
-    };
-    match program {
-        "b2sum" => options.push(LENGTH),
-        "cksum" => {
-            options.extend_from_slice(CKSUM_ONLY);
-            // cksum's --tag is its default; --untagged undoes it and --tag redoes it.
-            for option in &mut options {
-                if option.long == "tag" {
-                    option.set = GnuAction::Flag(|c| {
-                        c.tag = true;
-                        c.untagged = false;
-                    });
-                }
-            }
+/// b2sum's rows of [`super::PROGRAMS`]: md5sum's options and `-l`.
+pub(crate) const B2SUM: GnuProgram = GnuProgram {
+    options: b2sum_options,
+    resolve: Some(resolve_b2sum),
+    help: b2sum_help,
+    reads_base64: false,
+};
+
+/// cksum's: its own options, algorithms and lines, and digests in base64 too.
+pub(crate) const CKSUM: GnuProgram = GnuProgram {
+    options: cksum_options,
+    resolve: Some(resolve_cksum),
+    help: cksum_help,
+    reads_base64: true,
+};
+
+/// sum's: `-r` and `-s` only.
+pub(crate) const SUM: GnuProgram = GnuProgram {
+    options: sum_options,
+    resolve: Some(resolve_sum),
+    help: sum_help,
+    reads_base64: false,
+};
+
+/// How a program decides its algorithm, length and line from its options, under the name it
+/// was typed as (which its messages repeat).
+pub(crate) type Resolve = fn(&str, &Cli) -> Result<Resolved, Error>;
+
+fn sum_options() -> Vec<GnuOption> {
+    SUM_OPTIONS.to_vec()
+}
+
+fn b2sum_options() -> Vec<GnuOption> {
+    let mut options = COREUTILS_OPTIONS.to_vec();
+    options.push(LENGTH);
+    options
+}
+
+fn cksum_options() -> Vec<GnuOption> {
+    let mut options = COREUTILS_OPTIONS.to_vec();
+    options.extend_from_slice(CKSUM_ONLY);
+    // cksum's --tag is its default; --untagged undoes it and --tag redoes it.
+    for option in &mut options {
+        if option.long == "tag" {
+            option.set = GnuAction::Flag(|c| {
+                c.tag = true;
+                c.untagged = false;
+            });
         }
-        _ => {}
     }
     options
 }
@@ -114,32 +143,30 @@ const CKSUM_NAMES: &[&str] = &[
     "sha3", "blake2b", "sm3",
 ];
 
-pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    match program {
-        "sum" => Ok(Resolved {
-            algorithm: Some(if cli.sysv {
-                Algorithm::Sysv
-            } else {
-                Algorithm::Bsd
-            }),
-            any_length: false,
-            tagged: false,
-            type_name: "BSD",
-            retag: Retag::Never,
+fn resolve_sum(_shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
+    Ok(Resolved {
+        algorithm: Some(if cli.sysv {
+            Algorithm::Sysv
+        } else {
+            Algorithm::Bsd
         }),
-        "b2sum" => {
-            let bits = length(shown_name, cli, "BLAKE2b")?;
-            Ok(Resolved {
-                algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
-                // b2sum -c reads each line's length, whatever -l says.
-                any_length: cli.check,
-                tagged: cli.tag,
-                type_name: "BLAKE2b",
-                retag: Retag::Never,
-            })
-        }
-        _ => resolve_cksum(shown_name, cli),
-    }
+        any_length: false,
+        tagged: false,
+        type_name: "BSD",
+        retag: Retag::Never,
+    })
+}
+
+fn resolve_b2sum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
+    let bits = length(shown_name, cli, "BLAKE2b")?;
+    Ok(Resolved {
+        algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
+        // b2sum -c reads each line's length, whatever -l says.
+        any_length: cli.check,
+        tagged: cli.tag,
+        type_name: "BLAKE2b",
+        retag: Retag::Never,
+    })
 }
 
 fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
@@ -353,12 +380,9 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Er
     Ok(Some(bits as u32))
 }
 
-/// `--help` of b2sum, cksum and sum (`program` as typed); None for the other coreutils names.
-pub(crate) fn help(program: &str, algorithm: Algorithm) -> Option<String> {
-    let version = env!("CARGO_PKG_VERSION");
-    let own = program.rsplit('/').next().unwrap_or(program);
-    // No line continuation before the first option: it would eat the indent.
-    let check_options = "  -c, --check           read checksums from the FILEs and check them
+/// The options b2sum's and cksum's `--help` share, from `-c` on. (No line continuation
+/// before the first option: it would eat the indent.)
+const CHECK_OPTIONS: &str = "  -c, --check           read checksums from the FILEs and check them
       --tag             write BSD-style lines: ALGORITHM (FILE) = DIGEST
   -z, --zero            end each output line with NUL, not newline, and do not
                           escape file names
@@ -370,17 +394,27 @@ With --check:
       --strict          exit non-zero for improperly formatted lines
   -w, --warn            warn about improperly formatted lines
 ";
-    let text = match (own, algorithm) {
-        ("sum", _) => "\
+
+/// sum's `--help`, for `program` as typed.
+fn sum_help(program: &str, _: Algorithm) -> String {
+    with_help_and_version(
+        program,
+        "\
 Usage: PROGRAM [OPTION]... [FILE]...
 Print the checksum and the size in blocks of each FILE.
 
 With no FILE, or when FILE is -, read standard input.
   -r              the BSD checksum, in 1 KiB blocks (the default)
   -s, --sysv      the System V checksum, in 512-byte blocks
-"
-        .to_string(),
-        ("b2sum", _) => format!(
+",
+    )
+}
+
+/// b2sum's `--help`, for `program` as typed.
+fn b2sum_help(program: &str, _: Algorithm) -> String {
+    with_help_and_version(
+        program,
+        &format!(
             "\
 Usage: PROGRAM [OPTION]... [FILE]...
 Print or check BLAKE2b checksums (512 bits unless -l says otherwise).
@@ -389,9 +423,16 @@ With no FILE, or when FILE is -, read standard input.
   -b, --binary          mark lines as read in binary mode (`*` before the name)
   -l, --length=BITS     the digest's length in bits: a multiple of 8, at most 512
   -t, --text            read in text mode (the default)
-{check_options}"
+{CHECK_OPTIONS}"
         ),
-        ("cksum", _) => format!(
+    )
+}
+
+/// cksum's `--help`, for `program` as typed.
+fn cksum_help(program: &str, _: Algorithm) -> String {
+    with_help_and_version(
+        program,
+        &format!(
             "\
 Usage: PROGRAM [OPTION]... [FILE]...
 Print or verify checksums; by default cksum's 32-bit CRC and each FILE's size.
@@ -405,7 +446,7 @@ With no FILE, or when FILE is -, read standard input.
                           sha3; a multiple of 8 up to 512 for blake2b
       --raw             write the digest's bytes, not text (one FILE only)
       --untagged        write GNU-style lines: DIGEST  FILE
-{check_options}
+{CHECK_OPTIONS}
 The algorithms -a takes, one a line (scripts read this list):
   sysv      the System V checksum and block count (sum -s)
   bsd       the BSD checksum and block count (sum -r)
@@ -419,17 +460,23 @@ The algorithms -a takes, one a line (scripts read this list):
   sm3       SM3
 "
         ),
-        _ => return None,
-    };
-    Some(format!(
+    )
+}
+
+/// A `--help` text (`PROGRAM` standing for the program as typed) and the lines every one ends
+/// with.
+fn with_help_and_version(program: &str, text: &str) -> String {
+    let own = program.rsplit('/').next().unwrap_or(program);
+    format!(
         "{}
       --help        display this help and exit
       --version     output version information and exit
 
-This is fasthash {version} running as {own}.
+This is fasthash {} running as {own}.
 ",
-        text.replace("PROGRAM", program)
-    ))
+        text.replace("PROGRAM", program),
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 #[cfg(test)]

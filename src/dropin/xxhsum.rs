@@ -5,35 +5,43 @@
 //! from its digest's length or tag, restricted to the name's algorithm under `xxhNNsum`,
 //! status lines and the summary on standard output. Digests come from fasthash's engines.
 
+use super::{Grammar, LineDialect, MessageName, NameMatch, Program};
+use crate::cli::Invocation;
+use crate::config::CheckDialect;
+use crate::error::ExitStatus;
+use crate::format::escape::{escape_name, needs_escape};
+use crate::format::line::{write_digest_line, LineStyle};
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
 use crate::kernels::{Algorithm, Digest};
 use std::ffi::{OsStr, OsString};
 use std::io::{self, BufRead, Write};
 use std::os::unix::ffi::OsStrExt;
 
-/// The base name of `argv[0]` when it is one of xxhsum's names.
-pub fn program_name(argv0: Option<&OsString>) -> Option<String> {
-    let bytes = argv0?.as_bytes();
-    let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
-    default_for(base).map(|_| String::from_utf8_lossy(base).into_owned())
-}
-
-/// The default algorithm of a program name, if it is one of xxhsum's: as xxhsum, by the
-/// name containing `xxh32sum`, `xxh64sum`, `xxh128sum` or `xxh3sum`, else `xxhsum` itself;
-/// and whether `-c` is restricted to that algorithm.
-fn default_for(base_name: &[u8]) -> Option<(Algorithm, bool)> {
-    let contains = |needle: &[u8]| base_name.windows(needle.len()).any(|w| w == needle);
-    for (needle, algorithm) in [
-        (&b"xxh32sum"[..], Algorithm::Xxh32),
-        (b"xxh64sum", Algorithm::Xxh64),
-        (b"xxh128sum", Algorithm::Xxh128),
-        (b"xxh3sum", Algorithm::Xxh3),
-    ] {
-        if contains(needle) {
-            return Some((algorithm, true));
-        }
+/// The row of one of xxhsum's names: `algorithm` by default, and, for the `xxhNNsum` names
+/// (`only_its_algorithm`), `-c` restricted to it. xxhsum knows itself by a name containing
+/// `xxh32sum`, `xxh64sum`, `xxh128sum` or `xxh3sum`, else by `xxhsum` exactly.
+pub(crate) const fn program(
+    name: &'static str,
+    algorithm: Algorithm,
+    only_its_algorithm: bool,
+) -> Program {
+    Program {
+        name,
+        matched: if only_its_algorithm {
+            NameMatch::Within
+        } else {
+            NameMatch::Exact
+        },
+        algorithm,
+        grammar: Grammar::Xxhsum { only_its_algorithm },
+        check: CheckDialect::Xxhsum,
+        messages: None,
+        message_name: MessageName::BaseName,
+        lines: LineDialect::Xxhsum {
+            little_endian: false,
+        },
+        usage_status: ExitStatus::Failure,
     }
-    (base_name == b"xxhsum").then_some((Algorithm::Xxh64, false))
 }
 
 struct Options {
@@ -51,14 +59,19 @@ struct Options {
     files: Vec<OsString>,
 }
 
-/// Runs xxhsum under `exe_name` (the base name) to its exit code.
-pub fn run(exe_name: &str, args: &[OsString]) -> u8 {
-    let Some((algorithm, restricted)) = default_for(exe_name.as_bytes()) else {
-        return 1;
-    };
+/// Runs xxhsum, as the row `invocation` names, to its exit code.
+pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
+    let exe_name = invocation.program.as_str();
+    let program = invocation.personality;
+    let only_its_algorithm = matches!(
+        program.grammar,
+        Grammar::Xxhsum {
+            only_its_algorithm: true
+        }
+    );
     let mut options = Options {
-        algorithm,
-        only: restricted.then_some(algorithm),
+        algorithm: program.algorithm,
+        only: only_its_algorithm.then_some(program.algorithm),
         check: false,
         little_endian: false,
         tagged: false,
@@ -215,56 +228,21 @@ fn benchmark_refused() -> u8 {
     1
 }
 
-fn needs_escape(name: &[u8]) -> bool {
-    name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r'))
-}
-
-fn write_name(out: &mut impl Write, name: &[u8], escape: bool) -> io::Result<()> {
-    if !escape {
-        return out.write_all(name);
-    }
-    for &byte in name {
-        match byte {
-            b'\n' => out.write_all(b"\\n")?,
-            b'\r' => out.write_all(b"\\r")?,
-            b'\\' => out.write_all(b"\\\\")?,
-            other => out.write_all(&[other])?,
-        }
-    }
-    Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
+/// One input's line, as `format::line` writes xxhsum's.
 fn write_line(
     options: &Options,
     out: &mut impl Write,
     name: &[u8],
     digest: &Digest,
 ) -> io::Result<()> {
-    let mut bytes = digest.as_bytes().to_vec();
-    if options.little_endian {
-        bytes.reverse();
-    }
-    let escape = needs_escape(name);
-    if escape {
-        out.write_all(b"\\")?;
-    }
-    let suffix = if options.little_endian { "_LE" } else { "" };
-    if options.tagged {
-        write!(out, "{}{suffix} (", options.algorithm.info().bsd_tag)?;
-        write_name(out, name, escape)?;
-        writeln!(out, ") = {}", hex(&bytes))
-    } else {
-        if options.algorithm == Algorithm::Xxh3 {
-            out.write_all(b"XXH3_")?;
-        }
-        write!(out, "{}  ", hex(&bytes))?;
-        write_name(out, name, escape)?;
-        out.write_all(b"\n")
-    }
+    let style = LineStyle {
+        tagged: options.tagged,
+        dialect: LineDialect::Xxhsum {
+            little_endian: options.little_endian,
+        },
+        ..LineStyle::default()
+    };
+    write_digest_line(out, &style, options.algorithm, digest, name)
 }
 
 /// A message on standard error, after what standard output holds so far.
@@ -561,12 +539,11 @@ fn check_listed(
     if options.status || (good && options.quiet) {
         return Ok(Ok(()));
     }
-    let escape = needs_escape(listed.name);
     Ok((|| {
-        if escape {
+        if needs_escape(listed.name) {
             out.write_all(b"\\")?;
         }
-        write_name(out, listed.name, escape)?;
+        out.write_all(&escape_name(listed.name))?;
         out.write_all(if good { b": OK\n" } else { b": FAILED\n" })
     })())
 }
