@@ -4,9 +4,9 @@
 use super::GnuProgram;
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
 use crate::error::Error;
-use crate::format::manifest::{Retag, CKSUM_TAGS};
+use crate::format::manifest::Retag;
 use crate::format::quote::quote_arg;
-use crate::kernels::Algorithm;
+use crate::kernels::{cksum_names, Algorithm, CksumName};
 
 const LENGTH: GnuOption = GnuOption {
     long: "length",
@@ -137,12 +137,6 @@ fn refusal(message: impl Into<String>, try_help: bool) -> Error {
     }
 }
 
-/// cksum's `-a` names, in its order, and what each names (sha2 and sha3 by `-l`).
-const CKSUM_NAMES: &[&str] = &[
-    "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha2",
-    "sha3", "blake2b", "sm3",
-];
-
 fn resolve_sum(_shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
     Ok(Resolved {
         algorithm: Some(if cli.sysv {
@@ -158,7 +152,7 @@ fn resolve_sum(_shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
 }
 
 fn resolve_b2sum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    let bits = length(shown_name, cli, "BLAKE2b")?;
+    let bits = length(shown_name, cli, false)?;
     Ok(Resolved {
         algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
         // b2sum -c reads each line's length, whatever -l says.
@@ -170,119 +164,117 @@ fn resolve_b2sum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
 }
 
 fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    let name = match &cli.cksum_algorithm {
-        None => None,
-        Some(typed) => match CKSUM_NAMES
+    let named = cksum_name(cli)?;
+    // Without -a: the CRC, which a check does not fix (each line's tag says).
+    let (name, row) = named.unwrap_or_else(|| {
+        *cksum_names()
             .iter()
-            .find(|n| n.as_bytes() == typed.as_slice())
-        {
-            Some(name) => Some(*name),
-            None => {
-                // gnulib's argmatch_invalid and argmatch_valid, which quote with quote().
-                let valid: String = CKSUM_NAMES
-                    .iter()
-                    .map(|n| format!("\n  - {}", quote_arg(n)))
-                    .collect();
-                return Err(refusal(
-                    format!(
-                        "invalid argument {} for {}\nValid arguments are:{valid}",
-                        quote_arg(typed),
-                        quote_arg("--algorithm")
-                    ),
-                    true,
-                ));
-            }
-        },
+            .find(|(name, _)| name.name == "crc")
+            .expect("cksum's default has a row")
+    });
+    let (algorithm, any_length) = cksum_algorithm(shown_name, cli, name, row)?;
+    refuse_cksum_combinations(cli, named.is_some(), algorithm)?;
+    let retag = match named {
+        None => Retag::EveryTag,
+        // Only the SHA-2 family is retagged by the first tag of a member (`Retag`).
+        Some(_) if name.family && row == Algorithm::Sha256 => Retag::Sha2Family,
+        Some(_) => Retag::Never,
     };
-    let family = name.unwrap_or("crc");
-    // -l 0 means the default length, so any algorithm takes it; another length only these.
-    if length_value(cli)?.is_some_and(|bits| bits != 0)
-        && !matches!(family, "blake2b" | "sha2" | "sha3")
+    Ok(Resolved {
+        algorithm: (named.is_some() || !cli.check).then_some(algorithm),
+        any_length,
+        tagged: !cli.untagged,
+        type_name: name.tag,
+        retag,
+    })
+}
+
+/// The name `-a` gave, looked up in the algorithm table (None without `-a`); an unknown one
+/// is refused with the list of valid names, in cksum's order.
+fn cksum_name(cli: &Cli) -> Result<Option<(&'static CksumName, Algorithm)>, Error> {
+    let Some(typed) = &cli.cksum_algorithm else {
+        return Ok(None);
+    };
+    if let Some(found) = cksum_names()
+        .iter()
+        .find(|(name, _)| name.name.as_bytes() == typed.as_slice())
     {
+        return Ok(Some(*found));
+    }
+    // gnulib's argmatch_invalid and argmatch_valid, which quote with quote().
+    let valid: String = cksum_names()
+        .iter()
+        .map(|(name, _)| format!("\n  - {}", quote_arg(name.name)))
+        .collect();
+    Err(refusal(
+        format!(
+            "invalid argument {} for {}\nValid arguments are:{valid}",
+            quote_arg(typed),
+            quote_arg("--algorithm")
+        ),
+        true,
+    ))
+}
+
+/// The algorithm `name` (of table row `row`) comes to with `-l`, and whether `--check` takes
+/// each line's length instead.
+fn cksum_algorithm(
+    shown_name: &str,
+    cli: &Cli,
+    name: &CksumName,
+    row: Algorithm,
+) -> Result<(Algorithm, bool), Error> {
+    let blake2b = matches!(row, Algorithm::Blake2b(_));
+    // -l 0 means the default length, so any algorithm takes it; another length only these.
+    if length_value(cli)?.is_some_and(|bits| bits != 0) && !(blake2b || name.family) {
         return Err(refusal(
             "--length is only supported with --algorithm blake2b, sha2, or sha3",
             false,
         ));
     }
-    let tag_name = match family {
-        "sha2" => "SHA2",
-        "sha3" => "SHA3",
-        _ => "BLAKE2b",
-    };
-    let bits = length(shown_name, cli, tag_name)?;
-    let length_given = cli.length_text.is_some();
-    let mut any_length = false;
-    let algorithm = match family {
-        "bsd" => Algorithm::Bsd,
-        "sysv" => Algorithm::Sysv,
-        "crc" => Algorithm::Crc,
-        "crc32b" => Algorithm::Crc32b,
-        "md5" => Algorithm::Md5,
-        "sha1" => Algorithm::Sha1,
-        "sha224" => Algorithm::Sha224,
-        "sha256" => Algorithm::Sha256,
-        "sha384" => Algorithm::Sha384,
-        "sha512" => Algorithm::Sha512,
-        "sm3" => Algorithm::Sm3,
-        "blake2b" => {
-            any_length = cli.check;
-            Algorithm::blake2b_bits(bits.unwrap_or(512)).expect("length() checked the bits")
-        }
-        // sha2 and sha3: -l is required, but not with --check, which reads it from each line.
-        _ => {
-            let members = if family == "sha2" {
-                [
-                    Algorithm::Sha224,
-                    Algorithm::Sha256,
-                    Algorithm::Sha384,
-                    Algorithm::Sha512,
-                ]
-            } else {
-                [
-                    Algorithm::Sha3_224,
-                    Algorithm::Sha3_256,
-                    Algorithm::Sha3_384,
-                    Algorithm::Sha3_512,
-                ]
-            };
-            match bits {
-                None if cli.check && !length_given => members[1],
-                None if !length_given => {
-                    return Err(refusal(
-                        format!(
-                        "--algorithm={family} requires specifying --length 224, 256, 384, or 512"
-                    ),
-                        false,
-                    ))
-                }
-                _ => {
-                    let member = bits.and_then(|bits| {
-                        members
-                            .into_iter()
-                            .find(|m| m.digest_len() * 8 == bits as usize)
-                    });
-                    match member {
-                        Some(member) => member,
-                        None => {
-                            return Err(refusal(
-                                format!(
-                                    "{}\n{shown_name}: digest length for {} must be 224, 256, 384, or 512",
-                                    invalid_length(cli),
-                                    quote_arg(tag_name)
-                                ),
-                                false,
-                            ))
-                        }
-                    }
-                }
-            }
-        }
-    };
-    // Each line's length picks the member, -l or not (it was checked above).
-    if matches!(family, "sha2" | "sha3") {
-        any_length = cli.check;
+    let bits = length(shown_name, cli, name.family)?;
+    if blake2b {
+        let algorithm =
+            Algorithm::blake2b_bits(bits.unwrap_or(512)).expect("length() checked the bits");
+        return Ok((algorithm, cli.check));
     }
-    if cli.check && name.is_some() && algorithm.info().with_size {
+    if !name.family {
+        return Ok((row, false));
+    }
+    // sha2 and sha3: -l is required, but not with --check, which reads each line's length
+    // (starting from the row's member).
+    let length_given = cli.length_text.is_some();
+    let member = match bits {
+        None if cli.check && !length_given => Some(row),
+        None if !length_given => {
+            return Err(refusal(
+                format!(
+                    "--algorithm={} requires specifying --length 224, 256, 384, or 512",
+                    name.name
+                ),
+                false,
+            ))
+        }
+        _ => bits
+            .filter(|bits| bits.is_multiple_of(8))
+            .and_then(|bits| row.with_length(bits as usize / 8)),
+    };
+    match member {
+        Some(member) => Ok((member, cli.check)),
+        None => Err(refusal(
+            format!(
+                "{}\n{shown_name}: digest length for {} must be 224, 256, 384, or 512",
+                invalid_length(cli),
+                quote_arg(name.tag)
+            ),
+            false,
+        )),
+    }
+}
+
+/// What cksum refuses once it knows its algorithm, in the order it tests them.
+fn refuse_cksum_combinations(cli: &Cli, named: bool, algorithm: Algorithm) -> Result<(), Error> {
+    if cli.check && named && algorithm.info().with_size {
         return Err(refusal(
             "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}",
             false,
@@ -291,8 +283,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
     if cli.base64 && cli.raw {
         return Err(refusal("--base64 and --raw are mutually exclusive", true));
     }
-    let tagged = !cli.untagged;
-    if tagged && cli.text_typed {
+    if !cli.untagged && cli.text_typed {
         return Err(refusal(
             "--text mode is only supported with --untagged",
             true,
@@ -304,22 +295,7 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
             false,
         ));
     }
-    let type_name = match name {
-        None => "CRC",
-        Some(name) => CKSUM_TAGS[CKSUM_NAMES.iter().position(|n| *n == name).expect("a name")],
-    };
-    let retag = match name {
-        None => Retag::EveryTag,
-        Some("sha2") => Retag::Sha2Family,
-        Some(_) => Retag::Never,
-    };
-    Ok(Resolved {
-        algorithm: (name.is_some() || !cli.check).then_some(algorithm),
-        any_length,
-        tagged,
-        type_name,
-        retag,
-    })
+    Ok(())
 }
 
 /// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
@@ -347,15 +323,15 @@ fn invalid_length(cli: &Cli) -> String {
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
-/// multiple of 8 for BLAKE2b (`tag_name`'s family decides the rest). None when not given or 0.
-fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Error> {
+/// multiple of 8 for BLAKE2b (for a `family`, its members decide). None when not given or 0.
+fn length(shown_name: &str, cli: &Cli, family: bool) -> Result<Option<u32>, Error> {
     let Some(bits) = length_value(cli)? else {
         return Ok(None);
     };
     if bits == 0 {
         return Ok(None);
     }
-    if tag_name == "SHA2" || tag_name == "SHA3" {
+    if family {
         return Ok(Some(u32::try_from(bits).unwrap_or(u32::MAX)));
     }
     if bits > 512 {
@@ -477,17 +453,4 @@ This is fasthash {} running as {own}.
         text.replace("PROGRAM", program),
         env!("CARGO_PKG_VERSION")
     )
-}
-
-#[cfg(test)]
-mod tags {
-    use super::{CKSUM_NAMES, CKSUM_TAGS};
-
-    #[test]
-    fn each_name_has_its_tag_in_the_same_place() {
-        assert_eq!(CKSUM_NAMES.len(), CKSUM_TAGS.len());
-        for (name, tag) in CKSUM_NAMES.iter().zip(CKSUM_TAGS) {
-            assert!(name.eq_ignore_ascii_case(tag), "{name} against {tag}");
-        }
-    }
 }

@@ -17,20 +17,17 @@ const DIGEST_PROGRAM: GnuProgram = GnuProgram {
 };
 
 /// A row for a program that is md5sum with another algorithm.
-pub(crate) const fn digest_program(name: &'static str, algorithm: Algorithm) -> Program {
-    program(name, algorithm, &DIGEST_PROGRAM)
+pub(crate) const fn digest_program(name: &'static str) -> Program {
+    program(name, &DIGEST_PROGRAM)
 }
 
-/// A coreutils program's row: its name, default algorithm and what sets it apart.
-pub(crate) const fn program(
-    name: &'static str,
-    algorithm: Algorithm,
-    gnu: &'static GnuProgram,
-) -> Program {
+/// A coreutils program's row: its name and what sets it apart. Its default algorithm is the
+/// one the algorithm table gives the program.
+pub(crate) const fn program(name: &'static str, gnu: &'static GnuProgram) -> Program {
     Program {
         name,
         matched: NameMatch::Exact,
-        algorithm,
+        algorithm: Algorithm::of_coreutils_program(name),
         grammar: Grammar::Gnu(gnu),
         check: CheckDialect::Coreutils,
         messages: Some(MessageStyle::Coreutils),
