@@ -646,89 +646,13 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
             only_operands = true;
             continue;
         }
-        if let Some(long) = bytes.strip_prefix(b"--") {
-            let (name, value) = match long.iter().position(|&b| b == b'=') {
-                Some(eq) => (&long[..eq], Some(&long[eq + 1..])),
-                None => (long, None),
-            };
-            let name_text = String::from_utf8_lossy(name);
-            let display = String::from_utf8_lossy(bytes);
-            let mut candidates: Vec<&str> = options
-                .iter()
-                .map(|o| o.long)
-                .chain(["help", "version"])
-                .filter(|long| long.as_bytes().starts_with(name))
-                .collect();
-            if let Some(exact) = candidates.iter().find(|c| c.as_bytes() == name) {
-                candidates = vec![*exact];
-            }
-            let full = match candidates.as_slice() {
-                [] => return Err(Error::usage(format!("unrecognized option '{display}'"))),
-                [one] => *one,
-                many => {
-                    let list: Vec<String> = many.iter().map(|c| format!("'--{c}'")).collect();
-                    return Err(Error::usage(format!(
-                        "option '--{name_text}' is ambiguous; possibilities: {}",
-                        list.join(" ")
-                    )));
-                }
-            };
-            match (full, options.iter().find(|o| o.long == full)) {
-                ("help", None) | ("version", None) if value.is_some() => {
-                    return Err(Error::usage(format!(
-                        "option '--{full}' doesn't allow an argument"
-                    )))
-                }
-                ("help", None) => wants_help = true,
-                ("version", None) => wants_version = true,
-                (_, Some(option)) => match (&option.set, value) {
-                    (GnuAction::Flag(_), Some(_)) => {
-                        return Err(Error::usage(format!(
-                            "option '--{full}' doesn't allow an argument"
-                        )))
-                    }
-                    (GnuAction::Flag(set), None) => set(&mut cli),
-                    (GnuAction::Value(set), Some(value)) => set(&mut cli, value),
-                    (GnuAction::Value(set), None) => match rest.next() {
-                        Some(next) => set(&mut cli, next.as_bytes()),
-                        None => {
-                            return Err(Error::usage(format!(
-                                "option '--{full}' requires an argument"
-                            )))
-                        }
-                    },
-                },
-                (_, None) => {}
-            }
-            continue;
-        }
-        for (at, &letter) in bytes.iter().enumerate().skip(1) {
-            let Some(option) = options.iter().find(|o| o.short == Some(letter)) else {
-                return Err(Error::usage(format!(
-                    "invalid option -- '{}'",
-                    String::from_utf8_lossy(&[letter])
-                )));
-            };
-            match &option.set {
-                GnuAction::Flag(set) => set(&mut cli),
-                // The rest of the cluster is the argument, else the next word.
-                GnuAction::Value(set) => {
-                    if at + 1 < bytes.len() {
-                        set(&mut cli, &bytes[at + 1..]);
-                    } else {
-                        match rest.next() {
-                            Some(next) => set(&mut cli, next.as_bytes()),
-                            None => {
-                                return Err(Error::usage(format!(
-                                    "option requires an argument -- '{}'",
-                                    String::from_utf8_lossy(&[letter])
-                                )))
-                            }
-                        }
-                    }
-                    break;
-                }
-            }
+        match bytes.strip_prefix(b"--") {
+            Some(long) => match parse_long(&mut cli, options, bytes, long, &mut rest)? {
+                Asked::Help => wants_help = true,
+                Asked::Version => wants_version = true,
+                Asked::Nothing => {}
+            },
+            None => parse_short(&mut cli, options, bytes, &mut rest)?,
         }
     }
     // getopt handles --help and --version as soon as it meets them; the first wins.
@@ -739,6 +663,114 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
         return Ok(GnuParse::Version);
     }
     Ok(GnuParse::Run(Box::new(cli)))
+}
+
+/// What a long option asked for beyond the options it set.
+enum Asked {
+    Nothing,
+    Help,
+    Version,
+}
+
+/// One long option (`--NAME` or `--NAME=VALUE`, `long` without the dashes; `arg` as typed),
+/// abbreviated as getopt allows; its argument, when it takes one, is the next word of `rest`.
+fn parse_long<'a>(
+    cli: &mut Cli,
+    options: &[GnuOption],
+    arg: &[u8],
+    long: &[u8],
+    rest: &mut impl Iterator<Item = &'a OsString>,
+) -> Result<Asked, Error> {
+    let (name, value) = match long.iter().position(|&b| b == b'=') {
+        Some(eq) => (&long[..eq], Some(&long[eq + 1..])),
+        None => (long, None),
+    };
+    let name_text = String::from_utf8_lossy(name);
+    let display = String::from_utf8_lossy(arg);
+    let mut candidates: Vec<&str> = options
+        .iter()
+        .map(|o| o.long)
+        .chain(["help", "version"])
+        .filter(|long| long.as_bytes().starts_with(name))
+        .collect();
+    if let Some(exact) = candidates.iter().find(|c| c.as_bytes() == name) {
+        candidates = vec![*exact];
+    }
+    let full = match candidates.as_slice() {
+        [] => return Err(Error::usage(format!("unrecognized option '{display}'"))),
+        [one] => *one,
+        many => {
+            let list: Vec<String> = many.iter().map(|c| format!("'--{c}'")).collect();
+            return Err(Error::usage(format!(
+                "option '--{name_text}' is ambiguous; possibilities: {}",
+                list.join(" ")
+            )));
+        }
+    };
+    let no_argument = || {
+        Err(Error::usage(format!(
+            "option '--{full}' doesn't allow an argument"
+        )))
+    };
+    match (full, options.iter().find(|o| o.long == full)) {
+        ("help", None) | ("version", None) if value.is_some() => return no_argument(),
+        ("help", None) => return Ok(Asked::Help),
+        ("version", None) => return Ok(Asked::Version),
+        (_, Some(option)) => match (&option.set, value) {
+            (GnuAction::Flag(_), Some(_)) => return no_argument(),
+            (GnuAction::Flag(set), None) => set(cli),
+            (GnuAction::Value(set), Some(value)) => set(cli, value),
+            (GnuAction::Value(set), None) => match rest.next() {
+                Some(next) => set(cli, next.as_bytes()),
+                None => {
+                    return Err(Error::usage(format!(
+                        "option '--{full}' requires an argument"
+                    )))
+                }
+            },
+        },
+        (_, None) => {}
+    }
+    Ok(Asked::Nothing)
+}
+
+/// A cluster of short options (`-bz`, `-l256`); an option that takes an argument takes the
+/// rest of the cluster, else the next word of `rest`.
+fn parse_short<'a>(
+    cli: &mut Cli,
+    options: &[GnuOption],
+    arg: &[u8],
+    rest: &mut impl Iterator<Item = &'a OsString>,
+) -> Result<(), Error> {
+    for (at, &letter) in arg.iter().enumerate().skip(1) {
+        let letter_text = || String::from_utf8_lossy(&[letter]).into_owned();
+        let Some(option) = options.iter().find(|o| o.short == Some(letter)) else {
+            return Err(Error::usage(format!(
+                "invalid option -- '{}'",
+                letter_text()
+            )));
+        };
+        match &option.set {
+            GnuAction::Flag(set) => set(cli),
+            GnuAction::Value(set) => {
+                if at + 1 < arg.len() {
+                    set(cli, &arg[at + 1..]);
+                } else {
+                    match rest.next() {
+                        Some(next) => set(cli, next.as_bytes()),
+                        None => {
+                            return Err(Error::usage(format!(
+                                "option requires an argument -- '{}'",
+                                letter_text()
+                            )))
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// b3sum's command line: its options, with the conflicts and requirements b3sum declares.
