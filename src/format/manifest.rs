@@ -180,7 +180,7 @@ pub fn decode_digest(text: &[u8], len: usize) -> Option<Digest> {
 }
 
 /// Decodes a digest written in hex (either case) to exactly `len` bytes.
-fn decode_hex_digest(text: &[u8], len: usize) -> Option<Digest> {
+pub(crate) fn decode_hex_digest(text: &[u8], len: usize) -> Option<Digest> {
     if text.len() == len * 2 && text.iter().all(u8::is_ascii_hexdigit) {
         let bytes: Vec<u8> = text
             .chunks(2)
