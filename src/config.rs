@@ -357,7 +357,10 @@ impl Mode {
             Grammar::Gnu(GnuProgram {
                 resolve: Some(resolve),
                 ..
-            }) => Some(resolve(&invocation.program, &cli)?),
+            }) => Some(resolve(
+                &invocation.program,
+                &crate::dropin::cksum::Typed::of(&cli),
+            )?),
             _ => None,
         };
         let algorithms = algorithms(&cli, personality, dropin.as_ref(), hashing)?;

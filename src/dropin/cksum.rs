@@ -86,7 +86,47 @@ pub(crate) const SUM: GnuProgram = GnuProgram {
 
 /// How a program decides its algorithm, length and line from its options, under the name it
 /// was typed as (which its messages repeat).
-pub(crate) type Resolve = fn(&str, &Cli) -> Result<Resolved, Error>;
+pub(crate) type Resolve = fn(&str, &Typed) -> Result<Resolved, Error>;
+
+/// What b2sum, cksum and sum decide from: the options they take, as typed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Typed<'a> {
+    pub(crate) check: bool,
+    /// `--tag`: b2sum's BSD-style lines (cksum's default).
+    pub(crate) tag: bool,
+    /// cksum's `--untagged`.
+    pub(crate) untagged: bool,
+    /// `-t`/`--text` was typed.
+    pub(crate) text: bool,
+    pub(crate) base64: bool,
+    pub(crate) raw: bool,
+    /// sum's `-s`/`--sysv`.
+    pub(crate) sysv: bool,
+    /// `-l`, as typed.
+    pub(crate) length: Option<&'a [u8]>,
+    /// cksum's `-a`, as typed (cksum's names, not fasthash's).
+    pub(crate) algorithm: Option<&'a [u8]>,
+    /// How many files were named.
+    pub(crate) files: usize,
+}
+
+impl Typed<'_> {
+    /// The options of `cli` that these programs read.
+    pub(crate) fn of(cli: &Cli) -> Typed<'_> {
+        Typed {
+            check: cli.check,
+            tag: cli.tag,
+            untagged: cli.untagged,
+            text: cli.text_typed,
+            base64: cli.base64,
+            raw: cli.raw,
+            sysv: cli.sysv,
+            length: cli.length_text.as_deref(),
+            algorithm: cli.cksum_algorithm.as_deref(),
+            files: cli.files.len(),
+        }
+    }
+}
 
 fn sum_options() -> Vec<GnuOption> {
     SUM_OPTIONS.to_vec()
@@ -137,9 +177,9 @@ fn refusal(message: impl Into<String>, try_help: bool) -> Error {
     }
 }
 
-fn resolve_sum(_shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
+fn resolve_sum(_shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
     Ok(Resolved {
-        algorithm: Some(if cli.sysv {
+        algorithm: Some(if given.sysv {
             Algorithm::Sysv
         } else {
             Algorithm::Bsd
@@ -151,20 +191,20 @@ fn resolve_sum(_shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
     })
 }
 
-fn resolve_b2sum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    let bits = length(shown_name, cli, false)?;
+fn resolve_b2sum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
+    let bits = length(shown_name, given, false)?;
     Ok(Resolved {
         algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
         // b2sum -c reads each line's length, whatever -l says.
-        any_length: cli.check,
-        tagged: cli.tag,
+        any_length: given.check,
+        tagged: given.tag,
         type_name: "BLAKE2b",
         retag: Retag::Never,
     })
 }
 
-fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    let named = cksum_name(cli)?;
+fn resolve_cksum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
+    let named = cksum_name(given)?;
     // Without -a: the CRC, which a check does not fix (each line's tag says).
     let (name, row) = named.unwrap_or_else(|| {
         *cksum_names()
@@ -172,8 +212,8 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
             .find(|(name, _)| name.name == "crc")
             .expect("cksum's default has a row")
     });
-    let (algorithm, any_length) = cksum_algorithm(shown_name, cli, name, row)?;
-    refuse_cksum_combinations(cli, named.is_some(), algorithm)?;
+    let (algorithm, any_length) = cksum_algorithm(shown_name, given, name, row)?;
+    refuse_cksum_combinations(given, named.is_some(), algorithm)?;
     let retag = match named {
         None => Retag::EveryTag,
         // Only the SHA-2 family is retagged by the first tag of a member (`Retag`).
@@ -181,9 +221,9 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
         Some(_) => Retag::Never,
     };
     Ok(Resolved {
-        algorithm: (named.is_some() || !cli.check).then_some(algorithm),
+        algorithm: (named.is_some() || !given.check).then_some(algorithm),
         any_length,
-        tagged: !cli.untagged,
+        tagged: !given.untagged,
         type_name: name.tag,
         retag,
     })
@@ -191,13 +231,13 @@ fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
 
 /// The name `-a` gave, looked up in the algorithm table (None without `-a`); an unknown one
 /// is refused with the list of valid names, in cksum's order.
-fn cksum_name(cli: &Cli) -> Result<Option<(&'static CksumName, Algorithm)>, Error> {
-    let Some(typed) = &cli.cksum_algorithm else {
+fn cksum_name(given: &Typed) -> Result<Option<(&'static CksumName, Algorithm)>, Error> {
+    let Some(typed) = given.algorithm else {
         return Ok(None);
     };
     if let Some(found) = cksum_names()
         .iter()
-        .find(|(name, _)| name.name.as_bytes() == typed.as_slice())
+        .find(|(name, _)| name.name.as_bytes() == typed)
     {
         return Ok(Some(*found));
     }
@@ -220,32 +260,32 @@ fn cksum_name(cli: &Cli) -> Result<Option<(&'static CksumName, Algorithm)>, Erro
 /// each line's length instead.
 fn cksum_algorithm(
     shown_name: &str,
-    cli: &Cli,
+    given: &Typed,
     name: &CksumName,
     row: Algorithm,
 ) -> Result<(Algorithm, bool), Error> {
     let blake2b = matches!(row, Algorithm::Blake2b(_));
     // -l 0 means the default length, so any algorithm takes it; another length only these.
-    if length_value(cli)?.is_some_and(|bits| bits != 0) && !(blake2b || name.family) {
+    if length_value(given)?.is_some_and(|bits| bits != 0) && !(blake2b || name.family) {
         return Err(refusal(
             "--length is only supported with --algorithm blake2b, sha2, or sha3",
             false,
         ));
     }
-    let bits = length(shown_name, cli, name.family)?;
+    let bits = length(shown_name, given, name.family)?;
     if blake2b {
         let algorithm =
             Algorithm::blake2b_bits(bits.unwrap_or(512)).expect("length() checked the bits");
-        return Ok((algorithm, cli.check));
+        return Ok((algorithm, given.check));
     }
     if !name.family {
         return Ok((row, false));
     }
     // sha2 and sha3: -l is required, but not with --check, which reads each line's length
     // (starting from the row's member).
-    let length_given = cli.length_text.is_some();
+    let length_given = given.length.is_some();
     let member = match bits {
-        None if cli.check && !length_given => Some(row),
+        None if given.check && !length_given => Some(row),
         None if !length_given => {
             return Err(refusal(
                 format!(
@@ -260,11 +300,11 @@ fn cksum_algorithm(
             .and_then(|bits| row.with_length(bits as usize / 8)),
     };
     match member {
-        Some(member) => Ok((member, cli.check)),
+        Some(member) => Ok((member, given.check)),
         None => Err(refusal(
             format!(
                 "{}\n{shown_name}: digest length for {} must be 224, 256, 384, or 512",
-                invalid_length(cli),
+                invalid_length(given),
                 quote_arg(name.tag)
             ),
             false,
@@ -273,23 +313,27 @@ fn cksum_algorithm(
 }
 
 /// What cksum refuses once it knows its algorithm, in the order it tests them.
-fn refuse_cksum_combinations(cli: &Cli, named: bool, algorithm: Algorithm) -> Result<(), Error> {
-    if cli.check && named && algorithm.info().with_size {
+fn refuse_cksum_combinations(
+    given: &Typed,
+    named: bool,
+    algorithm: Algorithm,
+) -> Result<(), Error> {
+    if given.check && named && algorithm.info().with_size {
         return Err(refusal(
             "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}",
             false,
         ));
     }
-    if cli.base64 && cli.raw {
+    if given.base64 && given.raw {
         return Err(refusal("--base64 and --raw are mutually exclusive", true));
     }
-    if !cli.untagged && cli.text_typed {
+    if !given.untagged && given.text {
         return Err(refusal(
             "--text mode is only supported with --untagged",
             true,
         ));
     }
-    if cli.raw && !cli.check && cli.files.len() > 1 {
+    if given.raw && !given.check && given.files > 1 {
         return Err(refusal(
             "the --raw option is not supported with multiple files",
             false,
@@ -301,31 +345,31 @@ fn refuse_cksum_combinations(cli: &Cli, named: bool, algorithm: Algorithm) -> Re
 /// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
 /// digits, nothing after; a number too large for the integer is clamped quietly to the
 /// maximum (which the checks after refuse with their own message). None when not given.
-fn length_value(cli: &Cli) -> Result<Option<u64>, Error> {
-    let Some(typed) = &cli.length_text else {
+fn length_value(given: &Typed) -> Result<Option<u64>, Error> {
+    let Some(typed) = given.length else {
         return Ok(None);
     };
     let text = String::from_utf8_lossy(typed);
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
     let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(refusal(invalid_length(cli), false));
+        return Err(refusal(invalid_length(given), false));
     }
     Ok(Some(digits.parse().unwrap_or(u64::MAX)))
 }
 
 /// `invalid length: ‘TEXT’`, the argument of `-l` quoted as coreutils' quote() does it.
-fn invalid_length(cli: &Cli) -> String {
+fn invalid_length(given: &Typed) -> String {
     format!(
         "invalid length: {}",
-        quote_arg(cli.length_text.as_deref().unwrap_or_default())
+        quote_arg(given.length.unwrap_or_default())
     )
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
 /// multiple of 8 for BLAKE2b (for a `family`, its members decide). None when not given or 0.
-fn length(shown_name: &str, cli: &Cli, family: bool) -> Result<Option<u32>, Error> {
-    let Some(bits) = length_value(cli)? else {
+fn length(shown_name: &str, given: &Typed, family: bool) -> Result<Option<u32>, Error> {
+    let Some(bits) = length_value(given)? else {
         return Ok(None);
     };
     if bits == 0 {
@@ -338,7 +382,7 @@ fn length(shown_name: &str, cli: &Cli, family: bool) -> Result<Option<u32>, Erro
         return Err(refusal(
             format!(
                 "{}\n{shown_name}: maximum digest length for {} is 512 bits",
-                invalid_length(cli),
+                invalid_length(given),
                 quote_arg("BLAKE2b")
             ),
             false,
@@ -348,7 +392,7 @@ fn length(shown_name: &str, cli: &Cli, family: bool) -> Result<Option<u32>, Erro
         return Err(refusal(
             format!(
                 "{}\n{shown_name}: length is not a multiple of 8",
-                invalid_length(cli)
+                invalid_length(given)
             ),
             false,
         ));
@@ -453,4 +497,64 @@ This is fasthash {} running as {own}.
         text.replace("PROGRAM", program),
         env!("CARGO_PKG_VERSION")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cksum(given: Typed) -> Result<Resolved, String> {
+        resolve_cksum("cksum", &given).map_err(|error| match error {
+            Error::Usage { message, .. } => message,
+            other => panic!("not a usage error: {other:?}"),
+        })
+    }
+
+    #[test]
+    fn a_family_takes_its_member_from_the_length_or_from_each_line() {
+        let sha2_384 = Typed {
+            algorithm: Some(b"sha2"),
+            length: Some(b"384"),
+            ..Typed::default()
+        };
+        let resolved = cksum(sha2_384).unwrap();
+        assert_eq!(resolved.algorithm, Some(Algorithm::Sha384));
+        assert_eq!(
+            (resolved.type_name, resolved.retag),
+            ("SHA2", Retag::Sha2Family)
+        );
+        let checking = Typed {
+            algorithm: Some(b"sha3"),
+            check: true,
+            ..Typed::default()
+        };
+        let resolved = cksum(checking).unwrap();
+        assert_eq!(resolved.algorithm, Some(Algorithm::Sha3_256));
+        assert!(resolved.any_length);
+        let without_length = Typed {
+            algorithm: Some(b"sha3"),
+            ..Typed::default()
+        };
+        assert_eq!(
+            cksum(without_length).unwrap_err(),
+            "--algorithm=sha3 requires specifying --length 224, 256, 384, or 512"
+        );
+    }
+
+    #[test]
+    fn without_a_cksum_is_the_crc_and_a_check_reads_each_tag() {
+        let resolved = cksum(Typed::default()).unwrap();
+        assert_eq!(resolved.algorithm, Some(Algorithm::Crc));
+        assert!(resolved.tagged);
+        let checking = Typed {
+            check: true,
+            ..Typed::default()
+        };
+        let resolved = cksum(checking).unwrap();
+        assert_eq!(resolved.algorithm, None);
+        assert_eq!(
+            (resolved.type_name, resolved.retag),
+            ("CRC", Retag::EveryTag)
+        );
+    }
 }
