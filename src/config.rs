@@ -366,7 +366,7 @@ impl Mode {
         let algorithms = algorithms(&cli, personality, dropin.as_ref(), hashing)?;
         let names_from = names_from(&cli)?;
         let walk = walk_options(&cli)?;
-        let s3 = crate::s3::options::resolve(&cli, hashing, &algorithms)?;
+        let s3 = crate::s3::options::resolve(&s3_options(&cli), hashing, &algorithms)?;
         if personality.is_fasthash() {
             refuse_options_that_would_do_nothing(&cli, s3.is_some())?;
         }
@@ -493,6 +493,21 @@ fn refuse_options_of_digest_lines_with_a_legacy_checksum(
              in decimal, as cksum and sum print it, and coreutils checks no such line"
         ))),
         None => Ok(()),
+    }
+}
+
+/// The S3 options of `cli`, for `s3::options`.
+fn s3_options(cli: &Cli) -> crate::s3::options::Typed<'_> {
+    crate::s3::options::Typed {
+        s3: cli.s3,
+        header: cli.s3_header,
+        etag: cli.etag,
+        json: cli.json,
+        part_size: cli.part_size,
+        checksum_type: cli.checksum_type.as_deref(),
+        preset: cli.s3_preset.as_deref(),
+        no_part_limits: cli.no_part_limits,
+        algorithm_given: !cli.algorithm.is_empty(),
     }
 }
 
