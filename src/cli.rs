@@ -1,6 +1,7 @@
 //! What was typed: clap's definition of `fasthash`, GNU getopt parsing for the coreutils
 //! drop-in names, and b3sum's options. Nothing here decides anything; `config` does.
 
+use crate::dropin::Program;
 use crate::error::Error;
 use crate::kernels::Algorithm;
 use clap::builder::TypedValueParser as _;
@@ -9,83 +10,21 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-/// Which program the binary is being: itself, or one of the tools it replaces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Personality {
-    Fasthash,
-    /// `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, and `b2sum`,
-    /// `cksum` and `sum` (whose options can change the algorithm: `crate::dropin::cksum`).
-    Coreutils {
-        program: &'static str,
-        algorithm: Algorithm,
-    },
-    B3sum,
-}
-
-/// Who is speaking: the program being imitated, and its name in messages. Decided once, from
-/// `argv[0]`, and carried by the configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Who is speaking: the program being imitated (a row of [`crate::dropin::PROGRAMS`]), and
+/// its name in messages. Decided once, from `argv[0]`, and carried by the configuration.
+#[derive(Clone, Debug)]
 pub struct Invocation {
-    pub personality: Personality,
-    /// The program's name in messages (see [`Personality::message_name`]).
+    pub personality: &'static Program,
+    /// The program's name in messages (see [`Program::message_name`]).
     pub program: String,
 }
 
 impl Invocation {
     pub fn from_argv0(argv0: Option<&OsString>) -> Invocation {
-        let personality = Personality::from_argv0(argv0);
+        let personality = Program::from_argv0(argv0);
         Invocation {
             personality,
             program: personality.message_name(argv0),
-        }
-    }
-}
-
-const COREUTILS_NAMES: &[(&str, Algorithm)] = &[
-    ("md5sum", Algorithm::Md5),
-    ("sha1sum", Algorithm::Sha1),
-    ("sha224sum", Algorithm::Sha224),
-    ("sha256sum", Algorithm::Sha256),
-    ("sha384sum", Algorithm::Sha384),
-    ("sha512sum", Algorithm::Sha512),
-    ("b2sum", Algorithm::Blake2b(64)),
-    ("cksum", Algorithm::Crc),
-    ("sum", Algorithm::Bsd),
-];
-
-impl Personality {
-    /// Decides from the name the binary was started under (a symlink's name).
-    pub fn from_argv0(argv0: Option<&OsString>) -> Personality {
-        let Some(argv0) = argv0 else {
-            return Personality::Fasthash;
-        };
-        let bytes = argv0.as_bytes();
-        let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
-        if base == b"b3sum" {
-            return Personality::B3sum;
-        }
-        COREUTILS_NAMES
-            .iter()
-            .find(|(name, _)| name.as_bytes() == base)
-            .map(|&(program, algorithm)| Personality::Coreutils { program, algorithm })
-            .unwrap_or(Personality::Fasthash)
-    }
-
-    /// The name in messages: coreutils programs use `argv[0]` as typed (a path stays a path);
-    /// fasthash and b3sum use their own names.
-    pub fn message_name(self, argv0: Option<&OsString>) -> String {
-        match (self, argv0) {
-            (Personality::Coreutils { .. }, Some(argv0)) => argv0.to_string_lossy().into_owned(),
-            _ => self.program().to_string(),
-        }
-    }
-
-    /// The program's own name.
-    pub fn program(self) -> &'static str {
-        match self {
-            Personality::Fasthash => "fasthash",
-            Personality::Coreutils { program, .. } => program,
-            Personality::B3sum => "b3sum",
         }
     }
 }
@@ -707,89 +646,13 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
             only_operands = true;
             continue;
         }
-        if let Some(long) = bytes.strip_prefix(b"--") {
-            let (name, value) = match long.iter().position(|&b| b == b'=') {
-                Some(eq) => (&long[..eq], Some(&long[eq + 1..])),
-                None => (long, None),
-            };
-            let name_text = String::from_utf8_lossy(name);
-            let display = String::from_utf8_lossy(bytes);
-            let mut candidates: Vec<&str> = options
-                .iter()
-                .map(|o| o.long)
-                .chain(["help", "version"])
-                .filter(|long| long.as_bytes().starts_with(name))
-                .collect();
-            if let Some(exact) = candidates.iter().find(|c| c.as_bytes() == name) {
-                candidates = vec![*exact];
-            }
-            let full = match candidates.as_slice() {
-                [] => return Err(Error::usage(format!("unrecognized option '{display}'"))),
-                [one] => *one,
-                many => {
-                    let list: Vec<String> = many.iter().map(|c| format!("'--{c}'")).collect();
-                    return Err(Error::usage(format!(
-                        "option '--{name_text}' is ambiguous; possibilities: {}",
-                        list.join(" ")
-                    )));
-                }
-            };
-            match (full, options.iter().find(|o| o.long == full)) {
-                ("help", None) | ("version", None) if value.is_some() => {
-                    return Err(Error::usage(format!(
-                        "option '--{full}' doesn't allow an argument"
-                    )))
-                }
-                ("help", None) => wants_help = true,
-                ("version", None) => wants_version = true,
-                (_, Some(option)) => match (&option.set, value) {
-                    (GnuAction::Flag(_), Some(_)) => {
-                        return Err(Error::usage(format!(
-                            "option '--{full}' doesn't allow an argument"
-                        )))
-                    }
-                    (GnuAction::Flag(set), None) => set(&mut cli),
-                    (GnuAction::Value(set), Some(value)) => set(&mut cli, value),
-                    (GnuAction::Value(set), None) => match rest.next() {
-                        Some(next) => set(&mut cli, next.as_bytes()),
-                        None => {
-                            return Err(Error::usage(format!(
-                                "option '--{full}' requires an argument"
-                            )))
-                        }
-                    },
-                },
-                (_, None) => {}
-            }
-            continue;
-        }
-        for (at, &letter) in bytes.iter().enumerate().skip(1) {
-            let Some(option) = options.iter().find(|o| o.short == Some(letter)) else {
-                return Err(Error::usage(format!(
-                    "invalid option -- '{}'",
-                    String::from_utf8_lossy(&[letter])
-                )));
-            };
-            match &option.set {
-                GnuAction::Flag(set) => set(&mut cli),
-                // The rest of the cluster is the argument, else the next word.
-                GnuAction::Value(set) => {
-                    if at + 1 < bytes.len() {
-                        set(&mut cli, &bytes[at + 1..]);
-                    } else {
-                        match rest.next() {
-                            Some(next) => set(&mut cli, next.as_bytes()),
-                            None => {
-                                return Err(Error::usage(format!(
-                                    "option requires an argument -- '{}'",
-                                    String::from_utf8_lossy(&[letter])
-                                )))
-                            }
-                        }
-                    }
-                    break;
-                }
-            }
+        match bytes.strip_prefix(b"--") {
+            Some(long) => match parse_long(&mut cli, options, bytes, long, &mut rest)? {
+                Asked::Help => wants_help = true,
+                Asked::Version => wants_version = true,
+                Asked::Nothing => {}
+            },
+            None => parse_short(&mut cli, options, bytes, &mut rest)?,
         }
     }
     // getopt handles --help and --version as soon as it meets them; the first wins.
@@ -800,6 +663,114 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
         return Ok(GnuParse::Version);
     }
     Ok(GnuParse::Run(Box::new(cli)))
+}
+
+/// What a long option asked for beyond the options it set.
+enum Asked {
+    Nothing,
+    Help,
+    Version,
+}
+
+/// One long option (`--NAME` or `--NAME=VALUE`, `long` without the dashes; `arg` as typed),
+/// abbreviated as getopt allows; its argument, when it takes one, is the next word of `rest`.
+fn parse_long<'a>(
+    cli: &mut Cli,
+    options: &[GnuOption],
+    arg: &[u8],
+    long: &[u8],
+    rest: &mut impl Iterator<Item = &'a OsString>,
+) -> Result<Asked, Error> {
+    let (name, value) = match long.iter().position(|&b| b == b'=') {
+        Some(eq) => (&long[..eq], Some(&long[eq + 1..])),
+        None => (long, None),
+    };
+    let name_text = String::from_utf8_lossy(name);
+    let display = String::from_utf8_lossy(arg);
+    let mut candidates: Vec<&str> = options
+        .iter()
+        .map(|o| o.long)
+        .chain(["help", "version"])
+        .filter(|long| long.as_bytes().starts_with(name))
+        .collect();
+    if let Some(exact) = candidates.iter().find(|c| c.as_bytes() == name) {
+        candidates = vec![*exact];
+    }
+    let full = match candidates.as_slice() {
+        [] => return Err(Error::usage(format!("unrecognized option '{display}'"))),
+        [one] => *one,
+        many => {
+            let list: Vec<String> = many.iter().map(|c| format!("'--{c}'")).collect();
+            return Err(Error::usage(format!(
+                "option '--{name_text}' is ambiguous; possibilities: {}",
+                list.join(" ")
+            )));
+        }
+    };
+    let no_argument = || {
+        Err(Error::usage(format!(
+            "option '--{full}' doesn't allow an argument"
+        )))
+    };
+    match (full, options.iter().find(|o| o.long == full)) {
+        ("help", None) | ("version", None) if value.is_some() => return no_argument(),
+        ("help", None) => return Ok(Asked::Help),
+        ("version", None) => return Ok(Asked::Version),
+        (_, Some(option)) => match (&option.set, value) {
+            (GnuAction::Flag(_), Some(_)) => return no_argument(),
+            (GnuAction::Flag(set), None) => set(cli),
+            (GnuAction::Value(set), Some(value)) => set(cli, value),
+            (GnuAction::Value(set), None) => match rest.next() {
+                Some(next) => set(cli, next.as_bytes()),
+                None => {
+                    return Err(Error::usage(format!(
+                        "option '--{full}' requires an argument"
+                    )))
+                }
+            },
+        },
+        (_, None) => {}
+    }
+    Ok(Asked::Nothing)
+}
+
+/// A cluster of short options (`-bz`, `-l256`); an option that takes an argument takes the
+/// rest of the cluster, else the next word of `rest`.
+fn parse_short<'a>(
+    cli: &mut Cli,
+    options: &[GnuOption],
+    arg: &[u8],
+    rest: &mut impl Iterator<Item = &'a OsString>,
+) -> Result<(), Error> {
+    for (at, &letter) in arg.iter().enumerate().skip(1) {
+        let letter_text = || String::from_utf8_lossy(&[letter]).into_owned();
+        let Some(option) = options.iter().find(|o| o.short == Some(letter)) else {
+            return Err(Error::usage(format!(
+                "invalid option -- '{}'",
+                letter_text()
+            )));
+        };
+        match &option.set {
+            GnuAction::Flag(set) => set(cli),
+            GnuAction::Value(set) => {
+                if at + 1 < arg.len() {
+                    set(cli, &arg[at + 1..]);
+                } else {
+                    match rest.next() {
+                        Some(next) => set(cli, next.as_bytes()),
+                        None => {
+                            return Err(Error::usage(format!(
+                                "option requires an argument -- '{}'",
+                                letter_text()
+                            )))
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// b3sum's command line: its options, with the conflicts and requirements b3sum declares.
@@ -928,20 +899,6 @@ mod tests {
         assert_eq!(
             error(&["sha1sum", "--bin=3"]),
             "option '--binary' doesn't allow an argument"
-        );
-    }
-
-    #[test]
-    fn personality_comes_from_the_base_name() {
-        let p = Personality::from_argv0(Some(&OsString::from("/usr/local/bin/sha512sum")));
-        assert_eq!(p.program(), "sha512sum");
-        assert_eq!(
-            Personality::from_argv0(Some(&OsString::from("b3sum"))),
-            Personality::B3sum
-        );
-        assert_eq!(
-            Personality::from_argv0(Some(&OsString::from("./fasthash"))),
-            Personality::Fasthash
         );
     }
 }

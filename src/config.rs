@@ -2,7 +2,9 @@
 //! conflicting combination rejected with coreutils' own wording.
 
 use crate::bench::BenchOptions;
-use crate::cli::{B3sumCli, Cli, GnuParse, Invocation, Personality};
+use crate::cli::{B3sumCli, Cli, GnuParse, Invocation};
+use crate::dropin::cksum::Resolved;
+use crate::dropin::{GnuProgram, Grammar, Program};
 use crate::error::Error;
 use crate::format::manifest::{ParseOptions, Retag};
 use crate::format::{DigestEncoding, LineStyle};
@@ -126,6 +128,8 @@ pub enum CheckDialect {
     Fasthash,
     /// b3sum's own rules and words.
     B3sum,
+    /// xxhsum's, which `dropin::xxhsum` reads and reports whole (never a [`Check`]).
+    Xxhsum,
 }
 
 #[derive(Debug)]
@@ -282,8 +286,8 @@ impl Mode {
     fn from_args(invocation: &Invocation, args: Vec<OsString>) -> Result<Mode, Error> {
         let personality = invocation.personality;
         let program = &invocation.program;
-        let cli = match personality {
-            Personality::Fasthash => match Cli::parse_fasthash(args) {
+        let cli = match personality.grammar {
+            Grammar::Fasthash => match Cli::parse_fasthash(args) {
                 Ok(cli) if cli.bench => return bench(cli),
                 Ok(cli) if cli.seconds.is_some() => {
                     return Err(Error::usage(
@@ -299,22 +303,31 @@ impl Mode {
                 }
                 Err(e) => return Err(Error::usage(crate::format::messages::clap_usage(&e))),
             },
-            Personality::B3sum => {
+            Grammar::B3sum => {
                 let b3sum = B3sumCli::parse_from(args);
                 if b3sum.wants_extended_output() {
                     return Ok(Mode::B3sumExtended(Box::new(b3sum)));
                 }
                 b3sum.into_cli()
             }
-            Personality::Coreutils {
-                program: own_name,
-                algorithm,
-            } => match crate::cli::parse_gnu(&args, &crate::dropin::cksum::options(own_name)) {
+            Grammar::Gnu(gnu) => match crate::cli::parse_gnu(&args, &(gnu.options)()) {
                 Ok(GnuParse::Run(cli)) => *cli,
-                Ok(GnuParse::Help) => return Ok(Mode::Print(coreutils_help(program, algorithm))),
-                Ok(GnuParse::Version) => return Ok(Mode::Print(coreutils_version(own_name))),
+                Ok(GnuParse::Help) => {
+                    return Ok(Mode::Print((gnu.help)(program, personality.algorithm)))
+                }
+                Ok(GnuParse::Version) => {
+                    return Ok(Mode::Print(crate::dropin::coreutils::version(
+                        personality.name,
+                    )))
+                }
                 Err(error) => return Err(error),
             },
+            // `main` hands xxhsum's names to `dropin::xxhsum::run` before any `Config`.
+            Grammar::Xxhsum { .. } => {
+                return Err(Error::usage(
+                    "xxhsum's command line is read by its own program",
+                ))
+            }
         };
         if cli.list_kernels {
             if let Some(file) = cli.files.first() {
@@ -340,144 +353,31 @@ impl Mode {
         let personality = invocation.personality;
         validate_gnu_combinations(&cli, personality)?;
         let hashing = cli.verify_s3.is_none() && !cli.merge && !cli.check;
-        let dropin = match personality {
-            Personality::Coreutils { program: own, .. }
-                if matches!(own, "b2sum" | "cksum" | "sum") =>
-            {
-                Some(crate::dropin::cksum::resolve(
-                    own,
-                    &invocation.program,
-                    &cli,
-                )?)
-            }
+        let dropin = match personality.grammar {
+            Grammar::Gnu(GnuProgram {
+                resolve: Some(resolve),
+                ..
+            }) => Some(resolve(
+                &invocation.program,
+                &crate::dropin::cksum::Typed::of(&cli),
+            )?),
             _ => None,
         };
-        let algorithms: Vec<Algorithm> = match personality {
-            Personality::Coreutils { .. } if dropin.is_some() => dropin
-                .as_ref()
-                .and_then(|d| d.algorithm)
-                .into_iter()
-                .collect(),
-            Personality::Coreutils { algorithm, .. } => vec![algorithm],
-            Personality::B3sum => vec![Algorithm::Blake3],
-            // Hashing without -a is SHA-256; --check may learn the algorithm line by line.
-            Personality::Fasthash if cli.algorithm.is_empty() && hashing => {
-                vec![Algorithm::Sha256]
-            }
-            Personality::Fasthash => algorithm_list(&cli)?,
-        };
-        let algorithm = algorithms.first().copied();
-        // cksum's and sum's legacy checksums have one line format and nothing to check.
-        if let (Personality::Fasthash, Some(legacy)) =
-            (personality, algorithms.iter().find(|a| a.info().with_size))
-        {
-            let refused = [
-                (cli.check, "--check"),
-                (cli.tag, "--tag"),
-                (cli.base64, "--base64"),
-                (cli.binary, "--binary"),
-                (cli.json && cli.tree.is_none(), "--json"),
-            ];
-            if algorithms.len() > 1 {
-                return Err(Error::usage(format!(
-                    "-a {legacy} prints the line of cksum or sum (the checksum and the size in \
-                     decimal); it is not one of a list of algorithms"
-                )));
-            }
-            if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
-                return Err(Error::usage(format!(
-                    "{option} does not apply to -a {legacy}: its line is the checksum and the size \
-                     in decimal, as cksum and sum print it, and coreutils checks no such line"
-                )));
-            }
-        }
+        let algorithms = algorithms(&cli, personality, dropin.as_ref(), hashing)?;
         let names_from = names_from(&cli)?;
-        let mut filter = Filter::new(&cli.exclude, &cli.include)
-            .map_err(|e| Error::usage(format!("invalid glob: {e}")))?;
-        if cli.debug {
-            filter.track_matches();
-        }
-        let walk = WalkOptions {
-            recursive: cli.recursive,
-            follow_links: cli.follow,
-            filter,
-        };
-        let progress = match (cli.progress, cli.no_progress) {
-            // The programs of the drop-in names draw nothing on standard error.
-            _ if personality != Personality::Fasthash => ProgressChoice::Never,
-            (true, _) => ProgressChoice::Always,
-            (_, true) => ProgressChoice::Never,
-            _ => ProgressChoice::Auto,
-        };
-        let s3 = crate::s3::options::resolve(&cli, hashing, &algorithms)?;
-        if personality == Personality::Fasthash {
+        let walk = walk_options(&cli)?;
+        let s3 = crate::s3::options::resolve(&s3_options(&cli), hashing, &algorithms)?;
+        if personality.is_fasthash() {
             refuse_options_that_would_do_nothing(&cli, s3.is_some())?;
         }
-        if cli.verify_s3.is_some() && cli.files.len() != 1 {
-            return Err(Error::usage(
-                "--verify-s3 compares one file: fasthash --verify-s3 HEAD.json FILE",
-            ));
-        }
-        if cli.files.is_empty() && cli.merge && cli.verify_s3.is_none() {
-            return Err(Error::usage(
-                "--merge needs the shard manifests to merge: fasthash --merge FILE...",
-            ));
-        }
-        if cli.shard.is_some() {
-            if !hashing || s3.is_some() || cli.json {
-                return Err(Error::usage(
-                    "--shard cuts the hashing of files into parts; it does not combine with \
-                     --check, --merge, --verify-s3, --json or the S3 options",
-                ));
-            }
-            if cli.files.is_empty() || cli.files.iter().any(|f| f == "-") || names_from.is_some() {
-                return Err(Error::usage(
-                    "--shard needs the same files on every machine: name files or directories, \
-                     not standard input or a list of names",
-                ));
-            }
-        }
-        let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
-        let run = RunSettings {
-            threads,
-            readers: cli
-                .readers
-                .map(usize::from)
-                .unwrap_or_else(|| default_readers(threads)),
-            read: ReadOptions {
-                mmap: match (cli.mmap, cli.no_mmap) {
-                    (true, _) => MmapChoice::Always,
-                    (_, true) => MmapChoice::Never,
-                    _ => MmapChoice::Auto,
-                },
-                split_files: threads > 1,
-            },
-            debug: cli.debug,
-            cache: cli.cache.clone().map(PathBuf::from),
-            stats: cli.stats,
-        };
+        refuse_mode_combinations(&cli, hashing, s3.is_some(), names_from.is_some())?;
+        let run = run_settings(&cli);
         let mut inputs: Vec<Input> = cli.files.iter().cloned().map(Input::from_arg).collect();
         if inputs.is_empty() {
             inputs.push(Input::Stdin);
         }
-
         if let Some(json) = &cli.verify_s3 {
-            let file = match &inputs[0] {
-                Input::Path(path) => path.clone(),
-                // `-` names standard input, which cannot be compared part by part.
-                Input::Stdin => {
-                    return Err(Error::Usage {
-                        message: "--verify-s3 needs the JSON and a file".into(),
-                        try_help: false,
-                    })
-                }
-            };
-            return Ok(Mode::VerifyS3(VerifyS3 {
-                json: PathBuf::from(json),
-                file,
-                json_output: cli.json,
-                run,
-            }));
+            return verify_s3(&cli, json, &inputs[0], run);
         }
         if cli.merge {
             if cli.json {
@@ -491,41 +391,15 @@ impl Mode {
             }));
         }
         if cli.check {
-            let (type_name, retag) = match &dropin {
-                Some(d) => (Some(d.type_name), d.retag),
-                None => (algorithm.map(|a| a.info().bsd_tag), Retag::Never),
-            };
-            let check = Check {
-                manifests: inputs,
-                algorithm,
-                options: CheckOptions {
-                    ignore_missing: cli.ignore_missing,
-                    quiet: cli.quiet,
-                    status: cli.status,
-                    strict: cli.strict,
-                    warn: cli.warn,
-                },
-                dialect: match personality {
-                    Personality::Fasthash => CheckDialect::Fasthash,
-                    Personality::Coreutils { .. } => CheckDialect::Coreutils,
-                    Personality::B3sum => CheckDialect::B3sum,
-                },
-                zero_terminated: cli.zero,
-                any_length: dropin.as_ref().is_some_and(|d| d.any_length),
-                type_name,
-                retag,
-                base64_digests: matches!(
-                    personality,
-                    Personality::Fasthash
-                        | Personality::Coreutils {
-                            program: "cksum",
-                            ..
-                        }
-                ),
-                filter: walk.filter.clone(),
-                json: cli.json,
+            let check = check(
+                &cli,
+                personality,
+                dropin.as_ref(),
+                &algorithms,
+                inputs,
+                walk,
                 run,
-            };
+            );
             return Ok(match &cli.tree {
                 Some(tree) => Mode::Audit(Audit {
                     tree: PathBuf::from(tree),
@@ -539,7 +413,7 @@ impl Mode {
             inputs,
             names_from,
             walk,
-            progress,
+            progress: progress_choice(&cli, personality),
         };
         if let Some(options) = s3 {
             return Ok(Mode::S3Values(S3Values {
@@ -550,30 +424,15 @@ impl Mode {
                 run,
             }));
         }
-        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256
-        // above, cksum's to CRC in `dropin::cksum`); only --check may leave it open. A legacy
-        // checksum is never one of several (refused above).
+        // Every name fixes the algorithm when hashing (fasthash's own defaults to SHA-256,
+        // cksum's to CRC in `dropin::cksum`); only --check may leave it open. A legacy
+        // checksum is never one of several (refused in `algorithms`).
         let algorithms = if algorithms.is_empty() {
             vec![Algorithm::Sha256]
         } else {
             algorithms
         };
-        let legacy_only = algorithms[0].info().with_size;
-        let style = LineStyle {
-            tagged: dropin.as_ref().map_or(cli.tag, |d| d.tagged),
-            binary: cli.binary,
-            zero_terminated: cli.zero,
-            encoding: if cli.raw {
-                DigestEncoding::Raw
-            } else if cli.base64 {
-                DigestEncoding::Base64
-            } else {
-                DigestEncoding::Hex
-            },
-            // cksum and sum name the file beside a legacy checksum only when files were named.
-            with_names: !(cli.no_names || (legacy_only && cli.files.is_empty())),
-            lossy_names: personality == Personality::B3sum,
-        };
+        let style = line_style(&cli, personality, dropin.as_ref(), algorithms[0]);
         Ok(Mode::Hash(Hash {
             algorithms,
             style,
@@ -582,6 +441,237 @@ impl Mode {
             files,
             run,
         }))
+    }
+}
+
+/// The algorithms the command line fixes: the drop-in's, fasthash's `-a` (none with `--check`
+/// and no `-a`: each line says), or the program's own.
+fn algorithms(
+    cli: &Cli,
+    personality: &Program,
+    dropin: Option<&Resolved>,
+    hashing: bool,
+) -> Result<Vec<Algorithm>, Error> {
+    let algorithms = match dropin {
+        Some(resolved) => resolved.algorithm.into_iter().collect(),
+        None if personality.is_fasthash() && !(cli.algorithm.is_empty() && hashing) => {
+            algorithm_list(cli)?
+        }
+        // The program's own: fasthash hashes SHA-256 without -a.
+        None => vec![personality.algorithm],
+    };
+    if personality.is_fasthash() {
+        refuse_options_of_digest_lines_with_a_legacy_checksum(cli, &algorithms)?;
+    }
+    Ok(algorithms)
+}
+
+/// cksum's and sum's legacy checksums have one line format and nothing to check.
+fn refuse_options_of_digest_lines_with_a_legacy_checksum(
+    cli: &Cli,
+    algorithms: &[Algorithm],
+) -> Result<(), Error> {
+    let Some(legacy) = algorithms.iter().find(|a| a.info().with_size) else {
+        return Ok(());
+    };
+    if algorithms.len() > 1 {
+        return Err(Error::usage(format!(
+            "-a {legacy} prints the line of cksum or sum (the checksum and the size in \
+             decimal); it is not one of a list of algorithms"
+        )));
+    }
+    let refused = first_given(&[
+        (cli.check, "--check"),
+        (cli.tag, "--tag"),
+        (cli.base64, "--base64"),
+        (cli.binary, "--binary"),
+        (cli.json && cli.tree.is_none(), "--json"),
+    ]);
+    match refused {
+        Some(option) => Err(Error::usage(format!(
+            "{option} does not apply to -a {legacy}: its line is the checksum and the size \
+             in decimal, as cksum and sum print it, and coreutils checks no such line"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The S3 options of `cli`, for `s3::options`.
+fn s3_options(cli: &Cli) -> crate::s3::options::Typed<'_> {
+    crate::s3::options::Typed {
+        s3: cli.s3,
+        header: cli.s3_header,
+        etag: cli.etag,
+        json: cli.json,
+        part_size: cli.part_size,
+        checksum_type: cli.checksum_type.as_deref(),
+        preset: cli.s3_preset.as_deref(),
+        no_part_limits: cli.no_part_limits,
+        algorithm_given: !cli.algorithm.is_empty(),
+    }
+}
+
+/// `-r`, `-L` and the `--exclude`/`--include` filter (which `--debug` asks to count matches).
+fn walk_options(cli: &Cli) -> Result<WalkOptions, Error> {
+    let mut filter = Filter::new(&cli.exclude, &cli.include)
+        .map_err(|e| Error::usage(format!("invalid glob: {e}")))?;
+    if cli.debug {
+        filter.track_matches();
+    }
+    Ok(WalkOptions {
+        recursive: cli.recursive,
+        follow_links: cli.follow,
+        filter,
+    })
+}
+
+fn progress_choice(cli: &Cli, personality: &Program) -> ProgressChoice {
+    match (cli.progress, cli.no_progress) {
+        // The programs of the drop-in names draw nothing on standard error.
+        _ if !personality.is_fasthash() => ProgressChoice::Never,
+        (true, _) => ProgressChoice::Always,
+        (_, true) => ProgressChoice::Never,
+        _ => ProgressChoice::Auto,
+    }
+}
+
+/// What `--verify-s3`, `--merge` and `--shard` need of the rest of the command line.
+fn refuse_mode_combinations(
+    cli: &Cli,
+    hashing: bool,
+    s3_values: bool,
+    names_from_a_list: bool,
+) -> Result<(), Error> {
+    if cli.verify_s3.is_some() && cli.files.len() != 1 {
+        return Err(Error::usage(
+            "--verify-s3 compares one file: fasthash --verify-s3 HEAD.json FILE",
+        ));
+    }
+    if cli.files.is_empty() && cli.merge && cli.verify_s3.is_none() {
+        return Err(Error::usage(
+            "--merge needs the shard manifests to merge: fasthash --merge FILE...",
+        ));
+    }
+    if cli.shard.is_none() {
+        return Ok(());
+    }
+    if !hashing || s3_values || cli.json {
+        return Err(Error::usage(
+            "--shard cuts the hashing of files into parts; it does not combine with \
+             --check, --merge, --verify-s3, --json or the S3 options",
+        ));
+    }
+    if cli.files.is_empty() || cli.files.iter().any(|f| f == "-") || names_from_a_list {
+        return Err(Error::usage(
+            "--shard needs the same files on every machine: name files or directories, \
+             not standard input or a list of names",
+        ));
+    }
+    Ok(())
+}
+
+/// Threads, readers, mapping, `--debug`, `--cache` and `--stats`.
+fn run_settings(cli: &Cli) -> RunSettings {
+    let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
+    RunSettings {
+        threads,
+        readers: cli
+            .readers
+            .map(usize::from)
+            .unwrap_or_else(|| default_readers(threads)),
+        read: ReadOptions {
+            mmap: match (cli.mmap, cli.no_mmap) {
+                (true, _) => MmapChoice::Always,
+                (_, true) => MmapChoice::Never,
+                _ => MmapChoice::Auto,
+            },
+            split_files: threads > 1,
+        },
+        debug: cli.debug,
+        cache: cli.cache.clone().map(PathBuf::from),
+        stats: cli.stats,
+    }
+}
+
+/// `--verify-s3 JSON FILE`.
+fn verify_s3(cli: &Cli, json: &OsString, file: &Input, run: RunSettings) -> Result<Mode, Error> {
+    let file = match file {
+        Input::Path(path) => path.clone(),
+        // `-` names standard input, which cannot be compared part by part.
+        Input::Stdin => {
+            return Err(Error::Usage {
+                message: "--verify-s3 needs the JSON and a file".into(),
+                try_help: false,
+            })
+        }
+    };
+    Ok(Mode::VerifyS3(VerifyS3 {
+        json: PathBuf::from(json),
+        file,
+        json_output: cli.json,
+        run,
+    }))
+}
+
+/// `--check` of `manifests`, by the program's rules.
+fn check(
+    cli: &Cli,
+    personality: &Program,
+    dropin: Option<&Resolved>,
+    algorithms: &[Algorithm],
+    manifests: Vec<Input>,
+    walk: WalkOptions,
+    run: RunSettings,
+) -> Check {
+    let algorithm = algorithms.first().copied();
+    let (type_name, retag) = match dropin {
+        Some(d) => (Some(d.type_name), d.retag),
+        None => (algorithm.map(|a| a.info().bsd_tag), Retag::Never),
+    };
+    Check {
+        manifests,
+        algorithm,
+        options: CheckOptions {
+            ignore_missing: cli.ignore_missing,
+            quiet: cli.quiet,
+            status: cli.status,
+            strict: cli.strict,
+            warn: cli.warn,
+        },
+        dialect: personality.check,
+        zero_terminated: cli.zero,
+        any_length: dropin.is_some_and(|d| d.any_length),
+        type_name,
+        retag,
+        base64_digests: personality.reads_base64(),
+        filter: walk.filter,
+        json: cli.json,
+        run,
+    }
+}
+
+/// How the digest lines of `first` (the first algorithm) are written.
+fn line_style(
+    cli: &Cli,
+    personality: &Program,
+    dropin: Option<&Resolved>,
+    first: Algorithm,
+) -> LineStyle {
+    let legacy_only = first.info().with_size;
+    LineStyle {
+        tagged: dropin.map_or(cli.tag, |d| d.tagged),
+        binary: cli.binary,
+        zero_terminated: cli.zero,
+        encoding: if cli.raw {
+            DigestEncoding::Raw
+        } else if cli.base64 {
+            DigestEncoding::Base64
+        } else {
+            DigestEncoding::Hex
+        },
+        // cksum and sum name the file beside a legacy checksum only when files were named.
+        with_names: !(cli.no_names || (legacy_only && cli.files.is_empty())),
+        dialect: personality.lines,
     }
 }
 
@@ -630,197 +720,231 @@ fn names_from(cli: &Cli) -> Result<Option<NameList>, Error> {
 
 /// fasthash's own options that would change nothing in the mode the command line asks for:
 /// refused, naming both options and what the option is for, so that no option is ignored
-/// without a word. (The drop-in names' parsers accept only their programs' options.)
+/// without a word. (The drop-in names' parsers accept only their programs' options.) The
+/// first row of [`POINTLESS`] that the command line meets is the refusal.
 fn refuse_options_that_would_do_nothing(cli: &Cli, s3_values: bool) -> Result<(), Error> {
-    // The option that chose the mode, as a refusal names it.
-    let mode = first_given(&[
-        (cli.merge, "--merge"),
-        (cli.verify_s3.is_some(), "--verify-s3"),
-        (cli.check, "--check"),
-    ]);
-    let s3_option = first_given(&[
-        (cli.s3, "--s3"),
-        (cli.s3_header, "--s3-header"),
-        (cli.etag, "--etag"),
-        (cli.part_size.is_some(), "--part-size"),
-        (cli.checksum_type.is_some(), "--checksum-type"),
-        (cli.s3_preset.is_some(), "--s3-preset"),
-        (cli.json, "--json"),
-    ])
-    .filter(|_| s3_values);
-    let filter_option = first_given(&[
-        (!cli.exclude.is_empty(), "--exclude"),
-        (!cli.include.is_empty(), "--include"),
-    ]);
-    // What shapes a digest line. --json keeps --base64 (its digests' encoding) and refuses the
-    // rest; the S3 options, which print no digest lines, refuse --base64 too.
-    let shape_option = first_given(&[
-        (cli.tag, "--tag"),
-        (cli.untagged, "--untagged"),
-        (cli.binary, "--binary"),
-        (cli.text_typed, "--text"),
-    ]);
-    let line_option = shape_option.or(cli.base64.then_some("--base64"));
-    let names_option = first_given(&[
-        (cli.files_from.is_some(), "--files-from"),
-        (cli.files0_from.is_some(), "--files0-from"),
-    ]);
-    let reading_option = first_given(&[
-        (cli.threads.is_some(), "--threads"),
-        (cli.readers.is_some(), "--readers"),
-        (cli.mmap, "--mmap"),
-        (cli.no_mmap, "--no-mmap"),
-    ]);
-    let audit = cli.check && cli.tree.is_some();
+    let given = Given::new(cli, s3_values);
+    let found = POINTLESS
+        .iter()
+        .find_map(|row| (row.found)(&given).map(|(option, other)| (row, option, other)));
+    match found {
+        // `OPTION does nothing with MODE: WHY`, or `... without NEEDED: ...`.
+        Some((row, option, other)) => Err(Error::usage(format!(
+            "{option} does nothing {} {other}: {}",
+            row.with_or_without, row.why
+        ))),
+        None => Ok(()),
+    }
+}
 
-    // `OPTION does nothing with MODE: WHY`, or `... without NEEDED: ...`.
-    let refusal = |option: &str, with_or_without: &str, other: &str, why: &str| {
-        Err(Error::usage(format!(
-            "{option} does nothing {with_or_without} {other}: {why}"
-        )))
-    };
-    if let (true, Some(mode)) = (cli.recursive, mode) {
-        let why = if mode == "--check" {
-            "a manifest names the files it checks (--tree DIR also walks DIR for files it does not list)"
-        } else {
-            "-r walks directories to hash the files in them"
-        };
-        return refusal("-r", "with", mode, why);
-    }
-    if cli.follow && !cli.recursive && !audit {
-        return refusal(
-            "-L",
-            "without",
-            "-r",
-            "it follows symbolic links met while walking directories (-r, or --check --tree DIR); \
-             links named on the command line are always followed",
-        );
-    }
-    if let Some(option) = filter_option {
-        if let Some(mode @ ("--merge" | "--verify-s3")) = mode {
-            return refusal(
-                option,
-                "with",
-                mode,
-                "it filters the files -r walks or --check reads",
-            );
-        }
-        if !cli.recursive && !cli.check {
-            return refusal(
-                option,
-                "without",
-                "-r",
-                "it filters the files -r walks or a manifest lists (--check); files named on \
-                 the command line are always hashed",
-            );
-        }
-    }
-    if let (Some(option), Some(mode)) = (names_option, mode) {
-        return refusal(
-            option,
-            "with",
+/// One option that does nothing with another (or without it).
+struct Pointless {
+    /// The option and the other one, when the command line has both (or lacks the other).
+    found: fn(&Given) -> Option<(&'static str, &'static str)>,
+    with_or_without: &'static str,
+    /// What the option is for.
+    why: &'static str,
+}
+
+/// The options of one command line, gathered by what they do.
+struct Given<'a> {
+    cli: &'a Cli,
+    /// The option that chose the mode, as a refusal names it.
+    mode: Option<&'static str>,
+    /// `--merge` or `--verify-s3`, which hash no file of the command line.
+    merge_or_verify: Option<&'static str>,
+    /// An S3 option, when the run prints S3 values.
+    s3_option: Option<&'static str>,
+    s3_values: bool,
+    filter_option: Option<&'static str>,
+    /// What shapes a digest line. --json keeps --base64 (its digests' encoding) and refuses
+    /// the rest; the S3 options, which print no digest lines, refuse --base64 too.
+    shape_option: Option<&'static str>,
+    line_option: Option<&'static str>,
+    names_option: Option<&'static str>,
+    reading_option: Option<&'static str>,
+    audit: bool,
+}
+
+impl Given<'_> {
+    fn new(cli: &Cli, s3_values: bool) -> Given<'_> {
+        let mode = first_given(&[
+            (cli.merge, "--merge"),
+            (cli.verify_s3.is_some(), "--verify-s3"),
+            (cli.check, "--check"),
+        ]);
+        let shape_option = first_given(&[
+            (cli.tag, "--tag"),
+            (cli.untagged, "--untagged"),
+            (cli.binary, "--binary"),
+            (cli.text_typed, "--text"),
+        ]);
+        Given {
+            cli,
             mode,
-            "it names files to hash; a manifest or shard names its own files",
-        );
+            merge_or_verify: mode.filter(|mode| matches!(*mode, "--merge" | "--verify-s3")),
+            s3_option: first_given(&[
+                (cli.s3, "--s3"),
+                (cli.s3_header, "--s3-header"),
+                (cli.etag, "--etag"),
+                (cli.part_size.is_some(), "--part-size"),
+                (cli.checksum_type.is_some(), "--checksum-type"),
+                (cli.s3_preset.is_some(), "--s3-preset"),
+                (cli.json, "--json"),
+            ])
+            .filter(|_| s3_values),
+            s3_values,
+            filter_option: first_given(&[
+                (!cli.exclude.is_empty(), "--exclude"),
+                (!cli.include.is_empty(), "--include"),
+            ]),
+            shape_option,
+            line_option: shape_option.or(cli.base64.then_some("--base64")),
+            names_option: first_given(&[
+                (cli.files_from.is_some(), "--files-from"),
+                (cli.files0_from.is_some(), "--files0-from"),
+            ]),
+            reading_option: first_given(&[
+                (cli.threads.is_some(), "--threads"),
+                (cli.readers.is_some(), "--readers"),
+                (cli.mmap, "--mmap"),
+                (cli.no_mmap, "--no-mmap"),
+            ]),
+            audit: cli.check && cli.tree.is_some(),
+        }
     }
-    if let (Some(option), Some(s3)) = (line_option, s3_option) {
-        return refusal(
-            option,
-            "with",
-            s3,
-            "it shapes digest lines, and the S3 options print S3's values instead",
-        );
+
+    /// `mode`, when it is `--merge`.
+    fn merge(&self) -> Option<&'static str> {
+        self.mode.filter(|mode| *mode == "--merge")
     }
+}
+
+/// `option` when `given`.
+fn when(given: bool, option: &'static str) -> Option<&'static str> {
+    given.then_some(option)
+}
+
+/// The refusals, in the order they are tested.
+const POINTLESS: &[Pointless] = &[
+    Pointless {
+        found: |g| when(g.cli.recursive, "-r").zip(g.mode.filter(|mode| *mode == "--check")),
+        with_or_without: "with",
+        why: "a manifest names the files it checks (--tree DIR also walks DIR for files it does \
+              not list)",
+    },
+    Pointless {
+        found: |g| when(g.cli.recursive, "-r").zip(g.mode),
+        with_or_without: "with",
+        why: "-r walks directories to hash the files in them",
+    },
+    Pointless {
+        found: |g| when(g.cli.follow && !g.cli.recursive && !g.audit, "-L").zip(Some("-r")),
+        with_or_without: "without",
+        why: "it follows symbolic links met while walking directories (-r, or --check --tree \
+              DIR); links named on the command line are always followed",
+    },
+    Pointless {
+        found: |g| g.filter_option.zip(g.merge_or_verify),
+        with_or_without: "with",
+        why: "it filters the files -r walks or --check reads",
+    },
+    Pointless {
+        found: |g| {
+            g.filter_option
+                .filter(|_| !g.cli.recursive && !g.cli.check)
+                .zip(Some("-r"))
+        },
+        with_or_without: "without",
+        why: "it filters the files -r walks or a manifest lists (--check); files named on the \
+              command line are always hashed",
+    },
+    Pointless {
+        found: |g| g.names_option.zip(g.mode),
+        with_or_without: "with",
+        why: "it names files to hash; a manifest or shard names its own files",
+    },
+    Pointless {
+        found: |g| g.line_option.zip(g.s3_option),
+        with_or_without: "with",
+        why: "it shapes digest lines, and the S3 options print S3's values instead",
+    },
     // --json of digests (no S3 option, no other mode): one object a file, its digests in hex
     // or base64; nothing else of a line's shape has a place in it.
-    if let (true, false, None, Some(option)) = (cli.json, s3_values, mode, shape_option) {
-        return refusal(
-            option,
-            "with",
-            "--json",
-            "it shapes digest lines, and --json writes one object a file (name, size, digests)",
-        );
-    }
-    if cli.no_part_limits && cli.part_size.is_none() && cli.s3_preset.is_none() {
-        return refusal(
-            "--no-part-limits",
-            "without",
-            "--part-size",
-            "it lifts S3's limits on the parts of --part-size SIZE (or of an --s3-preset)",
-        );
-    }
-    if cli.cache.is_some() {
-        if let Some(with) = s3_option.or(mode.filter(|m| *m != "--check")) {
-            return refusal(
-                "--cache",
-                "with",
-                with,
-                "it remembers the digests of files hashed or checked; S3 values, merged \
-                 shards and --verify-s3 do not use it",
-            );
-        }
-    }
+    Pointless {
+        found: |g| {
+            g.shape_option
+                .filter(|_| g.cli.json && !g.s3_values && g.mode.is_none())
+                .zip(Some("--json"))
+        },
+        with_or_without: "with",
+        why: "it shapes digest lines, and --json writes one object a file (name, size, digests)",
+    },
+    Pointless {
+        found: |g| {
+            let lifted = g.cli.no_part_limits;
+            when(
+                lifted && g.cli.part_size.is_none() && g.cli.s3_preset.is_none(),
+                "--no-part-limits",
+            )
+            .zip(Some("--part-size"))
+        },
+        with_or_without: "without",
+        why: "it lifts S3's limits on the parts of --part-size SIZE (or of an --s3-preset)",
+    },
+    Pointless {
+        found: |g| {
+            let unused_by = g.s3_option.or(g.mode.filter(|mode| *mode != "--check"));
+            when(g.cli.cache.is_some(), "--cache").zip(unused_by)
+        },
+        with_or_without: "with",
+        why: "it remembers the digests of files hashed or checked; S3 values, merged shards and \
+              --verify-s3 do not use it",
+    },
     // With --check, -z says how the manifest's lines end, which JSON output does not change.
-    if cli.zero && cli.json && !cli.check {
-        return refusal(
-            "-z",
-            "with",
-            "--json",
-            "JSON objects end with a newline, and their names are JSON strings",
-        );
-    }
-    if cli.no_names && (cli.json || (cli.s3_header && s3_values)) {
-        let with = if cli.json { "--json" } else { "--s3-header" };
-        return refusal(
-            "--no-names",
-            "with",
-            with,
-            "JSON objects always carry the name, and header lines never do",
-        );
-    }
-    if let (Some(option), Some("--merge")) = (reading_option, mode) {
-        return refusal(
-            option,
-            "with",
-            "--merge",
-            "merging reads the shard manifests, not the files they list",
-        );
-    }
-    if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (!cli.algorithm.is_empty(), mode) {
-        return refusal(
-            "-a",
-            "with",
-            mode,
-            "the shards and S3's JSON say their own algorithm",
-        );
-    }
-    if let (true, Some(mode @ ("--merge" | "--verify-s3"))) = (cli.zero, mode) {
-        return refusal(
-            "-z",
-            "with",
-            mode,
-            "-z shapes the lines of hashing and --check",
-        );
-    }
-    if let (true, Some("--merge")) = (cli.stats, mode) {
-        return refusal(
-            "--stats",
-            "with",
-            "--merge",
-            "it counts the files a run hashes, and a merge hashes none",
-        );
-    }
+    Pointless {
+        found: |g| when(g.cli.zero && g.cli.json && !g.cli.check, "-z").zip(Some("--json")),
+        with_or_without: "with",
+        why: "JSON objects end with a newline, and their names are JSON strings",
+    },
+    Pointless {
+        found: |g| {
+            let with = first_given(&[
+                (g.cli.json, "--json"),
+                (g.cli.s3_header && g.s3_values, "--s3-header"),
+            ]);
+            when(g.cli.no_names, "--no-names").zip(with)
+        },
+        with_or_without: "with",
+        why: "JSON objects always carry the name, and header lines never do",
+    },
+    Pointless {
+        found: |g| g.reading_option.zip(g.merge()),
+        with_or_without: "with",
+        why: "merging reads the shard manifests, not the files they list",
+    },
+    Pointless {
+        found: |g| when(!g.cli.algorithm.is_empty(), "-a").zip(g.merge_or_verify),
+        with_or_without: "with",
+        why: "the shards and S3's JSON say their own algorithm",
+    },
+    Pointless {
+        found: |g| when(g.cli.zero, "-z").zip(g.merge_or_verify),
+        with_or_without: "with",
+        why: "-z shapes the lines of hashing and --check",
+    },
+    Pointless {
+        found: |g| when(g.cli.stats, "--stats").zip(g.merge()),
+        with_or_without: "with",
+        why: "it counts the files a run hashes, and a merge hashes none",
+    },
     // --no-progress is honoured everywhere; a bar asked for where there is none is not.
-    if let (true, Some(mode)) = (cli.progress, mode) {
-        return refusal(
-            "--progress",
-            "with",
-            mode,
-            "the bar follows the hashing of files (and of their S3 values) only",
-        );
-    }
-    Ok(())
-}
+    Pointless {
+        found: |g| when(g.cli.progress, "--progress").zip(g.mode),
+        with_or_without: "with",
+        why: "the bar follows the hashing of files (and of their S3 values) only",
+    },
+];
 
 /// The first of `options` that was given.
 fn first_given<'a>(options: &[(bool, &'a str)]) -> Option<&'a str> {
@@ -831,10 +955,10 @@ fn first_given<'a>(options: &[(bool, &'a str)]) -> Option<&'a str> {
 }
 
 /// The combinations coreutils' digest programs refuse, in the order they test them.
-fn validate_gnu_combinations(cli: &Cli, personality: Personality) -> Result<(), Error> {
+fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Error> {
     let check = cli.check;
     let binary_or_text = cli.binary || cli.text_typed;
-    let is_coreutils = matches!(personality, Personality::Coreutils { .. });
+    let is_coreutils = personality.is_coreutils();
     let refusals: [(bool, &str); 10] = [
         (
             cli.tag && cli.text_typed,
@@ -882,52 +1006,6 @@ fn validate_gnu_combinations(cli: &Cli, personality: Personality) -> Result<(), 
         Some((_, message)) => Err(Error::usage(*message)),
         None => Ok(()),
     }
-}
-
-fn coreutils_help(program: &str, algorithm: Algorithm) -> String {
-    if let Some(help) = crate::dropin::cksum::help(program, algorithm) {
-        return help;
-    }
-    let bits = match algorithm {
-        Algorithm::Md5 => "MD5 (128-bit)".to_string(),
-        Algorithm::Sha1 => "SHA1 (160-bit)".to_string(),
-        other => format!(
-            "SHA{} ({}-bit)",
-            other.digest_len() * 8,
-            other.digest_len() * 8
-        ),
-    };
-    format!(
-        "\
-Usage: {program} [OPTION]... [FILE]...
-Print or check {bits} checksums.
-
-With no FILE, or when FILE is -, read standard input.
-  -b, --binary          read in binary mode
-  -c, --check           read checksums from the FILEs and check them
-      --tag             create a BSD-style checksum
-  -t, --text            read in text mode (default)
-  -z, --zero            end each output line with NUL, not newline,
-                          and disable file name escaping
-
-The following five options are useful only when verifying checksums:
-      --ignore-missing  don't fail or report status for missing files
-      --quiet           don't print OK for each successfully verified file
-      --status          don't output anything, status code shows success
-      --strict          exit non-zero for improperly formatted checksum lines
-  -w, --warn            warn about improperly formatted checksum lines
-
-      --help        display this help and exit
-      --version     output version information and exit
-
-This is fasthash {version} running as {program}.
-",
-        version = env!("CARGO_PKG_VERSION")
-    )
-}
-
-fn coreutils_version(program: &str) -> String {
-    format!("{program} (fasthash) {}\n", env!("CARGO_PKG_VERSION"))
 }
 
 #[cfg(test)]

@@ -146,12 +146,7 @@ fn run_over_files(
         });
     }
     // coreutils closes a standard input it read at exit, and a closed one fails that too.
-    if io::stdin_was_wanted_while_closed()
-        && matches!(
-            config.invocation.personality,
-            cli::Personality::Coreutils { .. }
-        )
-    {
+    if io::stdin_was_wanted_while_closed() && config.invocation.personality.is_coreutils() {
         reporter.say(&Message::ClosedStandardInput);
         return ExitStatus::Failure;
     }

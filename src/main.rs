@@ -1,8 +1,9 @@
 //! The `fasthash` binary (and its drop-in names): parse, run, exit. Usage errors are printed
 //! here; everything else is reported by the run in input order.
 
-use fasthash::cli::{Invocation, Personality};
+use fasthash::cli::Invocation;
 use fasthash::config::Config;
+use fasthash::dropin::Grammar;
 use fasthash::error::{Error, ExitStatus};
 use fasthash::format::messages::try_help;
 use fasthash::report::Reporter;
@@ -11,12 +12,11 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     fasthash::io::exit_cleanly_on_interrupt();
     let args: Vec<_> = std::env::args_os().collect();
-    if let Some(name) = fasthash::dropin::xxhsum::program_name(args.first()) {
-        fasthash::name_warnings(&name);
-        return ExitCode::from(fasthash::dropin::xxhsum::run(&name, &args));
-    }
     let invocation = Invocation::from_argv0(args.first());
     fasthash::name_warnings(&invocation.program);
+    if let Grammar::Xxhsum { .. } = invocation.personality.grammar {
+        return ExitCode::from(fasthash::dropin::xxhsum::run(&invocation, &args));
+    }
     let status = match Config::from_args(invocation.clone(), args) {
         Ok(config) => fasthash::run(&config),
         Err(error) => report_usage(&invocation, &error),
@@ -39,11 +39,7 @@ fn report_usage(invocation: &Invocation, error: &Error) -> ExitStatus {
     if let Error::Usage { try_help: true, .. } = error {
         fasthash::report::write_stderr(try_help(&invocation.program).as_bytes());
     }
-    match invocation.personality {
-        // coreutils exits 1 on a usage error; fasthash and b3sum (clap) exit 2.
-        Personality::Coreutils { .. } => ExitStatus::Failure,
-        Personality::Fasthash | Personality::B3sum => ExitStatus::Usage,
-    }
+    invocation.personality.usage_status
 }
 
 /// Runs before Rust's runtime replaces a closed descriptor 0 or 1 with `/dev/null` (glibc

@@ -2,7 +2,7 @@
 //! output holds so far, so the two streams interleave in input order on a terminal.
 
 use crate::check::Tally;
-use crate::cli::{Invocation, Personality};
+use crate::cli::Invocation;
 use crate::error::{Error, ExitStatus, MessageStyle};
 use crate::format::messages::Message;
 use std::io::{self, Write};
@@ -66,10 +66,7 @@ impl Counts {
 impl Reporter {
     pub fn new(invocation: &Invocation) -> Reporter {
         let program = invocation.program.clone();
-        let style = match invocation.personality {
-            Personality::B3sum => MessageStyle::B3sum,
-            _ => MessageStyle::Coreutils,
-        };
+        let style = invocation.personality.message_style();
         Reporter { program, style }
     }
 

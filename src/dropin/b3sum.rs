@@ -7,6 +7,8 @@
 
 use crate::cli::B3sumCli;
 use crate::error::ExitStatus;
+use crate::format::escape::{escape_name, needs_escape};
+use crate::kernels::Digest;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -150,43 +152,34 @@ fn write(
             return out.write_all(b"\n");
         }
         // b3sum's names: lossy UTF-8, backslash, newline and CR escaped behind a leading `\`.
-        let name = String::from_utf8_lossy(file.as_bytes());
-        let escaped = name.contains(['\\', '\n', '\r']);
-        let name = if escaped {
-            name.replace('\\', "\\\\")
-                .replace('\n', "\\n")
-                .replace('\r', "\\r")
-        } else {
-            name.into_owned()
-        };
-        if escaped {
+        let lossy = String::from_utf8_lossy(file.as_bytes());
+        let name = escape_name(lossy.as_bytes());
+        if needs_escape(lossy.as_bytes()) {
             out.write_all(b"\\")?;
         }
         if cli.tag {
-            write!(out, "BLAKE3 ({name}) = ")?;
+            out.write_all(b"BLAKE3 (")?;
+            out.write_all(&name)?;
+            out.write_all(b") = ")?;
             write_hex(out, &mut output, cli.length)?;
             return out.write_all(b"\n");
         }
         write_hex(out, &mut output, cli.length)?;
-        writeln!(out, "  {name}")
+        out.write_all(b"  ")?;
+        out.write_all(&name)?;
+        out.write_all(b"\n")
     })();
     written.map_err(Failure::Write)
 }
 
 /// `len` bytes of output as lowercase hex, 64 bytes at a time.
 fn write_hex(out: &mut impl Write, output: &mut blake3::OutputReader, len: u64) -> io::Result<()> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut remaining = len;
     let mut block = [0u8; 64];
-    let mut text = [0u8; 128];
     while remaining > 0 {
         let take = remaining.min(64) as usize;
         output.fill(&mut block[..take]);
-        for (i, &byte) in block[..take].iter().enumerate() {
-            text[2 * i] = HEX[usize::from(byte >> 4)];
-            text[2 * i + 1] = HEX[usize::from(byte & 15)];
-        }
-        out.write_all(&text[..2 * take])?;
+        out.write_all(Digest::from_slice(&block[..take]).to_hex().as_bytes())?;
         remaining -= take as u64;
     }
     Ok(())

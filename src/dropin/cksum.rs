@@ -1,11 +1,12 @@
 //! `b2sum`, `cksum` and `sum` as GNU coreutils 9.11 has them: their options beyond
 //! md5sum's, and how each decides its algorithm, digest length and line format.
 
+use super::GnuProgram;
 use crate::cli::{Cli, GnuAction, GnuOption, COREUTILS_OPTIONS};
 use crate::error::Error;
-use crate::format::manifest::{Retag, CKSUM_TAGS};
+use crate::format::manifest::Retag;
 use crate::format::quote::quote_arg;
-use crate::kernels::Algorithm;
+use crate::kernels::{cksum_names, Algorithm, CksumName};
 
 const LENGTH: GnuOption = GnuOption {
     long: "length",
@@ -59,27 +60,95 @@ const SUM_OPTIONS: &[GnuOption] = &[
     },
 ];
 
-/// The options of a coreutils program by its name.
-pub(crate) fn options(program: &str) -> Vec<GnuOption> {
-    let mut options = match program {
-        "sum" => return SUM_OPTIONS.to_vec(),
-        _ => COREUTILS_OPTIONS.to_vec(),
-    };
-    match program {
-        "b2sum" => options.push(LENGTH),
-        "cksum" => {
-            options.extend_from_slice(CKSUM_ONLY);
-            // cksum's --tag is its default; --untagged undoes it and --tag redoes it.
-            for option in &mut options {
-                if option.long == "tag" {
-                    option.set = GnuAction::Flag(|c| {
-                        c.tag = true;
-                        c.untagged = false;
-                    });
-                }
-            }
+/// b2sum's rows of [`super::PROGRAMS`]: md5sum's options and `-l`.
+pub(crate) const B2SUM: GnuProgram = GnuProgram {
+    options: b2sum_options,
+    resolve: Some(resolve_b2sum),
+    help: b2sum_help,
+    reads_base64: false,
+};
+
+/// cksum's: its own options, algorithms and lines, and digests in base64 too.
+pub(crate) const CKSUM: GnuProgram = GnuProgram {
+    options: cksum_options,
+    resolve: Some(resolve_cksum),
+    help: cksum_help,
+    reads_base64: true,
+};
+
+/// sum's: `-r` and `-s` only.
+pub(crate) const SUM: GnuProgram = GnuProgram {
+    options: sum_options,
+    resolve: Some(resolve_sum),
+    help: sum_help,
+    reads_base64: false,
+};
+
+/// How a program decides its algorithm, length and line from its options, under the name it
+/// was typed as (which its messages repeat).
+pub(crate) type Resolve = fn(&str, &Typed) -> Result<Resolved, Error>;
+
+/// What b2sum, cksum and sum decide from: the options they take, as typed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Typed<'a> {
+    pub(crate) check: bool,
+    /// `--tag`: b2sum's BSD-style lines (cksum's default).
+    pub(crate) tag: bool,
+    /// cksum's `--untagged`.
+    pub(crate) untagged: bool,
+    /// `-t`/`--text` was typed.
+    pub(crate) text: bool,
+    pub(crate) base64: bool,
+    pub(crate) raw: bool,
+    /// sum's `-s`/`--sysv`.
+    pub(crate) sysv: bool,
+    /// `-l`, as typed.
+    pub(crate) length: Option<&'a [u8]>,
+    /// cksum's `-a`, as typed (cksum's names, not fasthash's).
+    pub(crate) algorithm: Option<&'a [u8]>,
+    /// How many files were named.
+    pub(crate) files: usize,
+}
+
+impl Typed<'_> {
+    /// The options of `cli` that these programs read.
+    pub(crate) fn of(cli: &Cli) -> Typed<'_> {
+        Typed {
+            check: cli.check,
+            tag: cli.tag,
+            untagged: cli.untagged,
+            text: cli.text_typed,
+            base64: cli.base64,
+            raw: cli.raw,
+            sysv: cli.sysv,
+            length: cli.length_text.as_deref(),
+            algorithm: cli.cksum_algorithm.as_deref(),
+            files: cli.files.len(),
         }
-        _ => {}
+    }
+}
+
+fn sum_options() -> Vec<GnuOption> {
+    SUM_OPTIONS.to_vec()
+}
+
+fn b2sum_options() -> Vec<GnuOption> {
+    let mut options = COREUTILS_OPTIONS.to_vec();
+    options.push(LENGTH);
+    options
+}
+
+fn cksum_options() -> Vec<GnuOption> {
+    let mut options = COREUTILS_OPTIONS.to_vec();
+    options.extend_from_slice(CKSUM_ONLY);
+    // cksum's --tag is its default; --untagged undoes it and --tag redoes it.
+    for option in &mut options {
+        if option.long == "tag" {
+            option.set = GnuAction::Flag(|c| {
+                c.tag = true;
+                c.untagged = false;
+            });
+        }
     }
     options
 }
@@ -108,234 +177,212 @@ fn refusal(message: impl Into<String>, try_help: bool) -> Error {
     }
 }
 
-/// cksum's `-a` names, in its order, and what each names (sha2 and sha3 by `-l`).
-const CKSUM_NAMES: &[&str] = &[
-    "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha2",
-    "sha3", "blake2b", "sm3",
-];
-
-pub(crate) fn resolve(program: &str, shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    match program {
-        "sum" => Ok(Resolved {
-            algorithm: Some(if cli.sysv {
-                Algorithm::Sysv
-            } else {
-                Algorithm::Bsd
-            }),
-            any_length: false,
-            tagged: false,
-            type_name: "BSD",
-            retag: Retag::Never,
+fn resolve_sum(_shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
+    Ok(Resolved {
+        algorithm: Some(if given.sysv {
+            Algorithm::Sysv
+        } else {
+            Algorithm::Bsd
         }),
-        "b2sum" => {
-            let bits = length(shown_name, cli, "BLAKE2b")?;
-            Ok(Resolved {
-                algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
-                // b2sum -c reads each line's length, whatever -l says.
-                any_length: cli.check,
-                tagged: cli.tag,
-                type_name: "BLAKE2b",
-                retag: Retag::Never,
-            })
-        }
-        _ => resolve_cksum(shown_name, cli),
-    }
+        any_length: false,
+        tagged: false,
+        type_name: "BSD",
+        retag: Retag::Never,
+    })
 }
 
-fn resolve_cksum(shown_name: &str, cli: &Cli) -> Result<Resolved, Error> {
-    let name = match &cli.cksum_algorithm {
-        None => None,
-        Some(typed) => match CKSUM_NAMES
+fn resolve_b2sum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
+    let bits = length(shown_name, given, false)?;
+    Ok(Resolved {
+        algorithm: Algorithm::blake2b_bits(bits.unwrap_or(512)),
+        // b2sum -c reads each line's length, whatever -l says.
+        any_length: given.check,
+        tagged: given.tag,
+        type_name: "BLAKE2b",
+        retag: Retag::Never,
+    })
+}
+
+fn resolve_cksum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
+    let named = cksum_name(given)?;
+    // Without -a: the CRC, which a check does not fix (each line's tag says).
+    let (name, row) = named.unwrap_or_else(|| {
+        *cksum_names()
             .iter()
-            .find(|n| n.as_bytes() == typed.as_slice())
-        {
-            Some(name) => Some(*name),
-            None => {
-                // gnulib's argmatch_invalid and argmatch_valid, which quote with quote().
-                let valid: String = CKSUM_NAMES
-                    .iter()
-                    .map(|n| format!("\n  - {}", quote_arg(n)))
-                    .collect();
-                return Err(refusal(
-                    format!(
-                        "invalid argument {} for {}\nValid arguments are:{valid}",
-                        quote_arg(typed),
-                        quote_arg("--algorithm")
-                    ),
-                    true,
-                ));
-            }
-        },
+            .find(|(name, _)| name.name == "crc")
+            .expect("cksum's default has a row")
+    });
+    let (algorithm, any_length) = cksum_algorithm(shown_name, given, name, row)?;
+    refuse_cksum_combinations(given, named.is_some(), algorithm)?;
+    let retag = match named {
+        None => Retag::EveryTag,
+        // Only the SHA-2 family is retagged by the first tag of a member (`Retag`).
+        Some(_) if name.family && row == Algorithm::Sha256 => Retag::Sha2Family,
+        Some(_) => Retag::Never,
     };
-    let family = name.unwrap_or("crc");
-    // -l 0 means the default length, so any algorithm takes it; another length only these.
-    if length_value(cli)?.is_some_and(|bits| bits != 0)
-        && !matches!(family, "blake2b" | "sha2" | "sha3")
+    Ok(Resolved {
+        algorithm: (named.is_some() || !given.check).then_some(algorithm),
+        any_length,
+        tagged: !given.untagged,
+        type_name: name.tag,
+        retag,
+    })
+}
+
+/// The name `-a` gave, looked up in the algorithm table (None without `-a`); an unknown one
+/// is refused with the list of valid names, in cksum's order.
+fn cksum_name(given: &Typed) -> Result<Option<(&'static CksumName, Algorithm)>, Error> {
+    let Some(typed) = given.algorithm else {
+        return Ok(None);
+    };
+    if let Some(found) = cksum_names()
+        .iter()
+        .find(|(name, _)| name.name.as_bytes() == typed)
     {
+        return Ok(Some(*found));
+    }
+    // gnulib's argmatch_invalid and argmatch_valid, which quote with quote().
+    let valid: String = cksum_names()
+        .iter()
+        .map(|(name, _)| format!("\n  - {}", quote_arg(name.name)))
+        .collect();
+    Err(refusal(
+        format!(
+            "invalid argument {} for {}\nValid arguments are:{valid}",
+            quote_arg(typed),
+            quote_arg("--algorithm")
+        ),
+        true,
+    ))
+}
+
+/// The algorithm `name` (of table row `row`) comes to with `-l`, and whether `--check` takes
+/// each line's length instead.
+fn cksum_algorithm(
+    shown_name: &str,
+    given: &Typed,
+    name: &CksumName,
+    row: Algorithm,
+) -> Result<(Algorithm, bool), Error> {
+    let blake2b = matches!(row, Algorithm::Blake2b(_));
+    // -l 0 means the default length, so any algorithm takes it; another length only these.
+    if length_value(given)?.is_some_and(|bits| bits != 0) && !(blake2b || name.family) {
         return Err(refusal(
             "--length is only supported with --algorithm blake2b, sha2, or sha3",
             false,
         ));
     }
-    let tag_name = match family {
-        "sha2" => "SHA2",
-        "sha3" => "SHA3",
-        _ => "BLAKE2b",
-    };
-    let bits = length(shown_name, cli, tag_name)?;
-    let length_given = cli.length_text.is_some();
-    let mut any_length = false;
-    let algorithm = match family {
-        "bsd" => Algorithm::Bsd,
-        "sysv" => Algorithm::Sysv,
-        "crc" => Algorithm::Crc,
-        "crc32b" => Algorithm::Crc32b,
-        "md5" => Algorithm::Md5,
-        "sha1" => Algorithm::Sha1,
-        "sha224" => Algorithm::Sha224,
-        "sha256" => Algorithm::Sha256,
-        "sha384" => Algorithm::Sha384,
-        "sha512" => Algorithm::Sha512,
-        "sm3" => Algorithm::Sm3,
-        "blake2b" => {
-            any_length = cli.check;
-            Algorithm::blake2b_bits(bits.unwrap_or(512)).expect("length() checked the bits")
-        }
-        // sha2 and sha3: -l is required, but not with --check, which reads it from each line.
-        _ => {
-            let members = if family == "sha2" {
-                [
-                    Algorithm::Sha224,
-                    Algorithm::Sha256,
-                    Algorithm::Sha384,
-                    Algorithm::Sha512,
-                ]
-            } else {
-                [
-                    Algorithm::Sha3_224,
-                    Algorithm::Sha3_256,
-                    Algorithm::Sha3_384,
-                    Algorithm::Sha3_512,
-                ]
-            };
-            match bits {
-                None if cli.check && !length_given => members[1],
-                None if !length_given => {
-                    return Err(refusal(
-                        format!(
-                        "--algorithm={family} requires specifying --length 224, 256, 384, or 512"
-                    ),
-                        false,
-                    ))
-                }
-                _ => {
-                    let member = bits.and_then(|bits| {
-                        members
-                            .into_iter()
-                            .find(|m| m.digest_len() * 8 == bits as usize)
-                    });
-                    match member {
-                        Some(member) => member,
-                        None => {
-                            return Err(refusal(
-                                format!(
-                                    "{}\n{shown_name}: digest length for {} must be 224, 256, 384, or 512",
-                                    invalid_length(cli),
-                                    quote_arg(tag_name)
-                                ),
-                                false,
-                            ))
-                        }
-                    }
-                }
-            }
-        }
-    };
-    // Each line's length picks the member, -l or not (it was checked above).
-    if matches!(family, "sha2" | "sha3") {
-        any_length = cli.check;
+    let bits = length(shown_name, given, name.family)?;
+    if blake2b {
+        let algorithm =
+            Algorithm::blake2b_bits(bits.unwrap_or(512)).expect("length() checked the bits");
+        return Ok((algorithm, given.check));
     }
-    if cli.check && name.is_some() && algorithm.info().with_size {
+    if !name.family {
+        return Ok((row, false));
+    }
+    // sha2 and sha3: -l is required, but not with --check, which reads each line's length
+    // (starting from the row's member).
+    let length_given = given.length.is_some();
+    let member = match bits {
+        None if given.check && !length_given => Some(row),
+        None if !length_given => {
+            return Err(refusal(
+                format!(
+                    "--algorithm={} requires specifying --length 224, 256, 384, or 512",
+                    name.name
+                ),
+                false,
+            ))
+        }
+        _ => bits
+            .filter(|bits| bits.is_multiple_of(8))
+            .and_then(|bits| row.with_length(bits as usize / 8)),
+    };
+    match member {
+        Some(member) => Ok((member, given.check)),
+        None => Err(refusal(
+            format!(
+                "{}\n{shown_name}: digest length for {} must be 224, 256, 384, or 512",
+                invalid_length(given),
+                quote_arg(name.tag)
+            ),
+            false,
+        )),
+    }
+}
+
+/// What cksum refuses once it knows its algorithm, in the order it tests them.
+fn refuse_cksum_combinations(
+    given: &Typed,
+    named: bool,
+    algorithm: Algorithm,
+) -> Result<(), Error> {
+    if given.check && named && algorithm.info().with_size {
         return Err(refusal(
             "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}",
             false,
         ));
     }
-    if cli.base64 && cli.raw {
+    if given.base64 && given.raw {
         return Err(refusal("--base64 and --raw are mutually exclusive", true));
     }
-    let tagged = !cli.untagged;
-    if tagged && cli.text_typed {
+    if !given.untagged && given.text {
         return Err(refusal(
             "--text mode is only supported with --untagged",
             true,
         ));
     }
-    if cli.raw && !cli.check && cli.files.len() > 1 {
+    if given.raw && !given.check && given.files > 1 {
         return Err(refusal(
             "the --raw option is not supported with multiple files",
             false,
         ));
     }
-    let type_name = match name {
-        None => "CRC",
-        Some(name) => CKSUM_TAGS[CKSUM_NAMES.iter().position(|n| *n == name).expect("a name")],
-    };
-    let retag = match name {
-        None => Retag::EveryTag,
-        Some("sha2") => Retag::Sha2Family,
-        Some(_) => Retag::Never,
-    };
-    Ok(Resolved {
-        algorithm: (name.is_some() || !cli.check).then_some(algorithm),
-        any_length,
-        tagged,
-        type_name,
-        retag,
-    })
+    Ok(())
 }
 
 /// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
 /// digits, nothing after; a number too large for the integer is clamped quietly to the
 /// maximum (which the checks after refuse with their own message). None when not given.
-fn length_value(cli: &Cli) -> Result<Option<u64>, Error> {
-    let Some(typed) = &cli.length_text else {
+fn length_value(given: &Typed) -> Result<Option<u64>, Error> {
+    let Some(typed) = given.length else {
         return Ok(None);
     };
     let text = String::from_utf8_lossy(typed);
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
     let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(refusal(invalid_length(cli), false));
+        return Err(refusal(invalid_length(given), false));
     }
     Ok(Some(digits.parse().unwrap_or(u64::MAX)))
 }
 
 /// `invalid length: ‘TEXT’`, the argument of `-l` quoted as coreutils' quote() does it.
-fn invalid_length(cli: &Cli) -> String {
+fn invalid_length(given: &Typed) -> String {
     format!(
         "invalid length: {}",
-        quote_arg(cli.length_text.as_deref().unwrap_or_default())
+        quote_arg(given.length.unwrap_or_default())
     )
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
-/// multiple of 8 for BLAKE2b (`tag_name`'s family decides the rest). None when not given or 0.
-fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Error> {
-    let Some(bits) = length_value(cli)? else {
+/// multiple of 8 for BLAKE2b (for a `family`, its members decide). None when not given or 0.
+fn length(shown_name: &str, given: &Typed, family: bool) -> Result<Option<u32>, Error> {
+    let Some(bits) = length_value(given)? else {
         return Ok(None);
     };
     if bits == 0 {
         return Ok(None);
     }
-    if tag_name == "SHA2" || tag_name == "SHA3" {
+    if family {
         return Ok(Some(u32::try_from(bits).unwrap_or(u32::MAX)));
     }
     if bits > 512 {
         return Err(refusal(
             format!(
                 "{}\n{shown_name}: maximum digest length for {} is 512 bits",
-                invalid_length(cli),
+                invalid_length(given),
                 quote_arg("BLAKE2b")
             ),
             false,
@@ -345,7 +392,7 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Er
         return Err(refusal(
             format!(
                 "{}\n{shown_name}: length is not a multiple of 8",
-                invalid_length(cli)
+                invalid_length(given)
             ),
             false,
         ));
@@ -353,12 +400,9 @@ fn length(shown_name: &str, cli: &Cli, tag_name: &str) -> Result<Option<u32>, Er
     Ok(Some(bits as u32))
 }
 
-/// `--help` of b2sum, cksum and sum (`program` as typed); None for the other coreutils names.
-pub(crate) fn help(program: &str, algorithm: Algorithm) -> Option<String> {
-    let version = env!("CARGO_PKG_VERSION");
-    let own = program.rsplit('/').next().unwrap_or(program);
-    // No line continuation before the first option: it would eat the indent.
-    let check_options = "  -c, --check           read checksums from the FILEs and check them
+/// The options b2sum's and cksum's `--help` share, from `-c` on. (No line continuation
+/// before the first option: it would eat the indent.)
+const CHECK_OPTIONS: &str = "  -c, --check           read checksums from the FILEs and check them
       --tag             write BSD-style lines: ALGORITHM (FILE) = DIGEST
   -z, --zero            end each output line with NUL, not newline, and do not
                           escape file names
@@ -370,17 +414,27 @@ With --check:
       --strict          exit non-zero for improperly formatted lines
   -w, --warn            warn about improperly formatted lines
 ";
-    let text = match (own, algorithm) {
-        ("sum", _) => "\
+
+/// sum's `--help`, for `program` as typed.
+fn sum_help(program: &str, _: Algorithm) -> String {
+    with_help_and_version(
+        program,
+        "\
 Usage: PROGRAM [OPTION]... [FILE]...
 Print the checksum and the size in blocks of each FILE.
 
 With no FILE, or when FILE is -, read standard input.
   -r              the BSD checksum, in 1 KiB blocks (the default)
   -s, --sysv      the System V checksum, in 512-byte blocks
-"
-        .to_string(),
-        ("b2sum", _) => format!(
+",
+    )
+}
+
+/// b2sum's `--help`, for `program` as typed.
+fn b2sum_help(program: &str, _: Algorithm) -> String {
+    with_help_and_version(
+        program,
+        &format!(
             "\
 Usage: PROGRAM [OPTION]... [FILE]...
 Print or check BLAKE2b checksums (512 bits unless -l says otherwise).
@@ -389,9 +443,16 @@ With no FILE, or when FILE is -, read standard input.
   -b, --binary          mark lines as read in binary mode (`*` before the name)
   -l, --length=BITS     the digest's length in bits: a multiple of 8, at most 512
   -t, --text            read in text mode (the default)
-{check_options}"
+{CHECK_OPTIONS}"
         ),
-        ("cksum", _) => format!(
+    )
+}
+
+/// cksum's `--help`, for `program` as typed.
+fn cksum_help(program: &str, _: Algorithm) -> String {
+    with_help_and_version(
+        program,
+        &format!(
             "\
 Usage: PROGRAM [OPTION]... [FILE]...
 Print or verify checksums; by default cksum's 32-bit CRC and each FILE's size.
@@ -405,7 +466,7 @@ With no FILE, or when FILE is -, read standard input.
                           sha3; a multiple of 8 up to 512 for blake2b
       --raw             write the digest's bytes, not text (one FILE only)
       --untagged        write GNU-style lines: DIGEST  FILE
-{check_options}
+{CHECK_OPTIONS}
 The algorithms -a takes, one a line (scripts read this list):
   sysv      the System V checksum and block count (sum -s)
   bsd       the BSD checksum and block count (sum -r)
@@ -419,28 +480,81 @@ The algorithms -a takes, one a line (scripts read this list):
   sm3       SM3
 "
         ),
-        _ => return None,
-    };
-    Some(format!(
+    )
+}
+
+/// A `--help` text (`PROGRAM` standing for the program as typed) and the lines every one ends
+/// with.
+fn with_help_and_version(program: &str, text: &str) -> String {
+    let own = program.rsplit('/').next().unwrap_or(program);
+    format!(
         "{}
       --help        display this help and exit
       --version     output version information and exit
 
-This is fasthash {version} running as {own}.
+This is fasthash {} running as {own}.
 ",
-        text.replace("PROGRAM", program)
-    ))
+        text.replace("PROGRAM", program),
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 #[cfg(test)]
-mod tags {
-    use super::{CKSUM_NAMES, CKSUM_TAGS};
+mod tests {
+    use super::*;
+
+    fn cksum(given: Typed) -> Result<Resolved, String> {
+        resolve_cksum("cksum", &given).map_err(|error| match error {
+            Error::Usage { message, .. } => message,
+            other => panic!("not a usage error: {other:?}"),
+        })
+    }
 
     #[test]
-    fn each_name_has_its_tag_in_the_same_place() {
-        assert_eq!(CKSUM_NAMES.len(), CKSUM_TAGS.len());
-        for (name, tag) in CKSUM_NAMES.iter().zip(CKSUM_TAGS) {
-            assert!(name.eq_ignore_ascii_case(tag), "{name} against {tag}");
-        }
+    fn a_family_takes_its_member_from_the_length_or_from_each_line() {
+        let sha2_384 = Typed {
+            algorithm: Some(b"sha2"),
+            length: Some(b"384"),
+            ..Typed::default()
+        };
+        let resolved = cksum(sha2_384).unwrap();
+        assert_eq!(resolved.algorithm, Some(Algorithm::Sha384));
+        assert_eq!(
+            (resolved.type_name, resolved.retag),
+            ("SHA2", Retag::Sha2Family)
+        );
+        let checking = Typed {
+            algorithm: Some(b"sha3"),
+            check: true,
+            ..Typed::default()
+        };
+        let resolved = cksum(checking).unwrap();
+        assert_eq!(resolved.algorithm, Some(Algorithm::Sha3_256));
+        assert!(resolved.any_length);
+        let without_length = Typed {
+            algorithm: Some(b"sha3"),
+            ..Typed::default()
+        };
+        assert_eq!(
+            cksum(without_length).unwrap_err(),
+            "--algorithm=sha3 requires specifying --length 224, 256, 384, or 512"
+        );
+    }
+
+    #[test]
+    fn without_a_cksum_is_the_crc_and_a_check_reads_each_tag() {
+        let resolved = cksum(Typed::default()).unwrap();
+        assert_eq!(resolved.algorithm, Some(Algorithm::Crc));
+        assert!(resolved.tagged);
+        let checking = Typed {
+            check: true,
+            ..Typed::default()
+        };
+        let resolved = cksum(checking).unwrap();
+        assert_eq!(resolved.algorithm, None);
+        assert_eq!(
+            (resolved.type_name, resolved.retag),
+            ("CRC", Retag::EveryTag)
+        );
     }
 }

@@ -5,35 +5,44 @@
 //! from its digest's length or tag, restricted to the name's algorithm under `xxhNNsum`,
 //! status lines and the summary on standard output. Digests come from fasthash's engines.
 
+use super::{Grammar, LineDialect, MessageName, NameMatch, Program};
+use crate::cli::Invocation;
+use crate::config::CheckDialect;
+use crate::error::ExitStatus;
+use crate::format::escape::{escape_name, needs_escape};
+use crate::format::line::{write_digest_line, LineStyle};
+use crate::format::manifest::decode_hex_digest;
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
 use crate::kernels::{Algorithm, Digest};
 use std::ffi::{OsStr, OsString};
 use std::io::{self, BufRead, Write};
 use std::os::unix::ffi::OsStrExt;
 
-/// The base name of `argv[0]` when it is one of xxhsum's names.
-pub fn program_name(argv0: Option<&OsString>) -> Option<String> {
-    let bytes = argv0?.as_bytes();
-    let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
-    default_for(base).map(|_| String::from_utf8_lossy(base).into_owned())
-}
-
-/// The default algorithm of a program name, if it is one of xxhsum's: as xxhsum, by the
-/// name containing `xxh32sum`, `xxh64sum`, `xxh128sum` or `xxh3sum`, else `xxhsum` itself;
-/// and whether `-c` is restricted to that algorithm.
-fn default_for(base_name: &[u8]) -> Option<(Algorithm, bool)> {
-    let contains = |needle: &[u8]| base_name.windows(needle.len()).any(|w| w == needle);
-    for (needle, algorithm) in [
-        (&b"xxh32sum"[..], Algorithm::Xxh32),
-        (b"xxh64sum", Algorithm::Xxh64),
-        (b"xxh128sum", Algorithm::Xxh128),
-        (b"xxh3sum", Algorithm::Xxh3),
-    ] {
-        if contains(needle) {
-            return Some((algorithm, true));
-        }
+/// The row of one of xxhsum's names: `algorithm` by default, and, for the `xxhNNsum` names
+/// (`only_its_algorithm`), `-c` restricted to it. xxhsum knows itself by a name containing
+/// `xxh32sum`, `xxh64sum`, `xxh128sum` or `xxh3sum`, else by `xxhsum` exactly.
+pub(crate) const fn program(
+    name: &'static str,
+    algorithm: Algorithm,
+    only_its_algorithm: bool,
+) -> Program {
+    Program {
+        name,
+        matched: if only_its_algorithm {
+            NameMatch::Within
+        } else {
+            NameMatch::Exact
+        },
+        algorithm,
+        grammar: Grammar::Xxhsum { only_its_algorithm },
+        check: CheckDialect::Xxhsum,
+        messages: None,
+        message_name: MessageName::BaseName,
+        lines: LineDialect::Xxhsum {
+            little_endian: false,
+        },
+        usage_status: ExitStatus::Failure,
     }
-    (base_name == b"xxhsum").then_some((Algorithm::Xxh64, false))
 }
 
 struct Options {
@@ -49,16 +58,48 @@ struct Options {
     ignore_missing: bool,
     quiet: bool,
     files: Vec<OsString>,
+    /// `-` was given: standard input is read even from a terminal.
+    explicit_stdin: bool,
 }
 
-/// Runs xxhsum under `exe_name` (the base name) to its exit code.
-pub fn run(exe_name: &str, args: &[OsString]) -> u8 {
-    let Some((algorithm, restricted)) = default_for(exe_name.as_bytes()) else {
-        return 1;
+/// Runs xxhsum, as the row `invocation` names, to its exit code.
+pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
+    let exe_name = invocation.program.as_str();
+    let options = match parse(invocation.personality, exe_name, args) {
+        Ok(options) => options,
+        Err(exit_code) => return exit_code,
     };
+    // xxhsum refuses to read a terminal unless `-` says so.
+    // SAFETY: isatty only inspects descriptor 0.
+    if options.files.is_empty() && !options.explicit_stdin && unsafe { libc::isatty(0) } == 1 {
+        return bad_usage(exe_name);
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let ok = if options.check {
+        check_files(&options, &mut out)
+    } else {
+        hash_files(&options, &mut out)
+    };
+    match (out.flush(), ok) {
+        (Ok(()), true) => 0,
+        _ => 1,
+    }
+}
+
+/// xxhsum's command line, for `program`'s row: options first; the first operand (or `--`)
+/// starts the file list. `Err` is the exit code of what ended the run at once (`--help`,
+/// `--version`, a usage error: each already written).
+fn parse(program: &Program, exe_name: &str, args: &[OsString]) -> Result<Options, u8> {
+    let only_its_algorithm = matches!(
+        program.grammar,
+        Grammar::Xxhsum {
+            only_its_algorithm: true
+        }
+    );
     let mut options = Options {
-        algorithm,
-        only: restricted.then_some(algorithm),
+        algorithm: program.algorithm,
+        only: only_its_algorithm.then_some(program.algorithm),
         check: false,
         little_endian: false,
         tagged: false,
@@ -68,8 +109,8 @@ pub fn run(exe_name: &str, args: &[OsString]) -> u8 {
         ignore_missing: false,
         quiet: false,
         files: Vec::new(),
+        explicit_stdin: false,
     };
-    let mut explicit_stdin = false;
     let mut index = 1;
     while index < args.len() {
         let argument = args[index].as_bytes();
@@ -84,9 +125,9 @@ pub fn run(exe_name: &str, args: &[OsString]) -> u8 {
             b"--binary" => {}
             b"--ignore-missing" => options.ignore_missing = true,
             b"--tag" => options.tagged = true,
-            b"--help" => return usage(exe_name, true),
-            b"--version" => return version(exe_name),
-            b"--benchmark-all" | b"--bench-all" => return benchmark_refused(),
+            b"--help" => return Err(usage(exe_name, true)),
+            b"--version" => return Err(version(exe_name)),
+            b"--benchmark-all" | b"--bench-all" => return Err(benchmark_refused()),
             b"--" => {
                 options.files.extend(args[index..].iter().cloned());
                 break;
@@ -95,55 +136,43 @@ pub fn run(exe_name: &str, args: &[OsString]) -> u8 {
                 options.files.extend(args[index - 1..].iter().cloned());
                 break;
             }
-            _ => {
-                let mut letters = &argument[1..];
-                if letters.is_empty() {
-                    explicit_stdin = true;
-                }
-                while let Some((&letter, rest)) = letters.split_first() {
-                    letters = rest;
-                    match letter {
-                        b'V' => return version(exe_name),
-                        b'h' => return usage(exe_name, true),
-                        b'H' => {
-                            let (number, rest) = read_number(letters);
-                            letters = rest;
-                            options.algorithm = match number {
-                                Some(0 | 32) => Algorithm::Xxh32,
-                                Some(1 | 64) => Algorithm::Xxh64,
-                                Some(2 | 128) => Algorithm::Xxh128,
-                                Some(3) => Algorithm::Xxh3,
-                                _ => return bad_usage(exe_name),
-                            };
-                        }
-                        b'c' => options.check = true,
-                        b'w' => options.warn = true,
-                        b'q' => options.quiet = true,
-                        b'b' => return benchmark_refused(),
-                        // Benchmark settings, which mean nothing without -b.
-                        b'i' | b'B' => letters = read_number(letters).1,
-                        _ => return bad_usage(exe_name),
-                    }
-                }
-            }
+            _ => parse_letters(&mut options, exe_name, &argument[1..])?,
         }
     }
-    // xxhsum refuses to read a terminal unless `-` says so.
-    // SAFETY: isatty only inspects descriptor 0.
-    if options.files.is_empty() && !explicit_stdin && unsafe { libc::isatty(0) } == 1 {
-        return bad_usage(exe_name);
+    Ok(options)
+}
+
+/// A cluster of one-letter options after `-` (none: standard input named by `-`).
+fn parse_letters(options: &mut Options, exe_name: &str, mut letters: &[u8]) -> Result<(), u8> {
+    if letters.is_empty() {
+        options.explicit_stdin = true;
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let ok = if options.check {
-        check_files(&options, &mut out)
-    } else {
-        hash_files(&options, &mut out)
-    };
-    match (out.flush(), ok) {
-        (Ok(()), true) => 0,
-        _ => 1,
+    while let Some((&letter, rest)) = letters.split_first() {
+        letters = rest;
+        match letter {
+            b'V' => return Err(version(exe_name)),
+            b'h' => return Err(usage(exe_name, true)),
+            b'H' => {
+                let (number, rest) = read_number(letters);
+                letters = rest;
+                options.algorithm = match number {
+                    Some(0 | 32) => Algorithm::Xxh32,
+                    Some(1 | 64) => Algorithm::Xxh64,
+                    Some(2 | 128) => Algorithm::Xxh128,
+                    Some(3) => Algorithm::Xxh3,
+                    _ => return Err(bad_usage(exe_name)),
+                };
+            }
+            b'c' => options.check = true,
+            b'w' => options.warn = true,
+            b'q' => options.quiet = true,
+            b'b' => return Err(benchmark_refused()),
+            // Benchmark settings, which mean nothing without -b.
+            b'i' | b'B' => letters = read_number(letters).1,
+            _ => return Err(bad_usage(exe_name)),
+        }
     }
+    Ok(())
 }
 
 /// Digits as xxhsum reads them after `-H`, `-i`, `-B`: a decimal number, 0 when there are
@@ -215,56 +244,21 @@ fn benchmark_refused() -> u8 {
     1
 }
 
-fn needs_escape(name: &[u8]) -> bool {
-    name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r'))
-}
-
-fn write_name(out: &mut impl Write, name: &[u8], escape: bool) -> io::Result<()> {
-    if !escape {
-        return out.write_all(name);
-    }
-    for &byte in name {
-        match byte {
-            b'\n' => out.write_all(b"\\n")?,
-            b'\r' => out.write_all(b"\\r")?,
-            b'\\' => out.write_all(b"\\\\")?,
-            other => out.write_all(&[other])?,
-        }
-    }
-    Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
+/// One input's line, as `format::line` writes xxhsum's.
 fn write_line(
     options: &Options,
     out: &mut impl Write,
     name: &[u8],
     digest: &Digest,
 ) -> io::Result<()> {
-    let mut bytes = digest.as_bytes().to_vec();
-    if options.little_endian {
-        bytes.reverse();
-    }
-    let escape = needs_escape(name);
-    if escape {
-        out.write_all(b"\\")?;
-    }
-    let suffix = if options.little_endian { "_LE" } else { "" };
-    if options.tagged {
-        write!(out, "{}{suffix} (", options.algorithm.info().bsd_tag)?;
-        write_name(out, name, escape)?;
-        writeln!(out, ") = {}", hex(&bytes))
-    } else {
-        if options.algorithm == Algorithm::Xxh3 {
-            out.write_all(b"XXH3_")?;
-        }
-        write!(out, "{}  ", hex(&bytes))?;
-        write_name(out, name, escape)?;
-        out.write_all(b"\n")
-    }
+    let style = LineStyle {
+        tagged: options.tagged,
+        dialect: LineDialect::Xxhsum {
+            little_endian: options.little_endian,
+        },
+        ..LineStyle::default()
+    };
+    write_digest_line(out, &style, options.algorithm, digest, name)
 }
 
 /// A message on standard error, after what standard output holds so far.
@@ -360,20 +354,7 @@ fn parse_line(
         {
             return None;
         }
-        let tag_text = &line[..first_space];
-        reverse = tag_text.windows(3).any(|w| w == b"_LE");
-        let mut found = Algorithm::Xxh64;
-        for (prefix, candidate) in [
-            (&b"XXH3"[..], Algorithm::Xxh3),
-            (b"XXH32", Algorithm::Xxh32),
-            (b"XXH64", Algorithm::Xxh64),
-            (b"XXH128", Algorithm::Xxh128),
-        ] {
-            if tag_text.starts_with(prefix) {
-                found = candidate;
-            }
-        }
-        algorithm = found;
+        (algorithm, reverse) = read_tag(&line[..first_space]);
         hash = &line[last_space + 1..];
         name_start = first_space + 2;
         name_end = last_space - 3;
@@ -399,14 +380,9 @@ fn parse_line(
         (21, Algorithm::Xxh3) => hash.strip_prefix(b"XXH3_")?,
         _ => return None,
     };
-    let mut bytes = Vec::with_capacity(digits.len() / 2);
-    for pair in digits.chunks(2) {
-        let text = std::str::from_utf8(pair).ok()?;
-        if !pair.iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        bytes.push(u8::from_str_radix(text, 16).ok()?);
-    }
+    let mut bytes = decode_hex_digest(digits, digits.len() / 2)?
+        .as_bytes()
+        .to_vec();
     if reverse {
         bytes.reverse();
     }
@@ -417,6 +393,23 @@ fn parse_line(
         raw_name.to_vec()
     };
     Some((algorithm, bytes, name))
+}
+
+/// The algorithm a line's tag names (the last of `XXH3`, `XXH32`, `XXH64`, `XXH128` it starts
+/// with; XXH64 when none), and whether it is little-endian (`_LE` anywhere in it).
+fn read_tag(tag: &[u8]) -> (Algorithm, bool) {
+    let mut found = Algorithm::Xxh64;
+    for (prefix, candidate) in [
+        (&b"XXH3"[..], Algorithm::Xxh3),
+        (b"XXH32", Algorithm::Xxh32),
+        (b"XXH64", Algorithm::Xxh64),
+        (b"XXH128", Algorithm::Xxh128),
+    ] {
+        if tag.starts_with(prefix) {
+            found = candidate;
+        }
+    }
+    (found, tag.windows(3).any(|w| w == b"_LE"))
 }
 
 /// xxhsum's `-c` over its manifests (standard input without any): whether every one verified.
@@ -561,12 +554,11 @@ fn check_listed(
     if options.status || (good && options.quiet) {
         return Ok(Ok(()));
     }
-    let escape = needs_escape(listed.name);
     Ok((|| {
-        if escape {
+        if needs_escape(listed.name) {
             out.write_all(b"\\")?;
         }
-        write_name(out, listed.name, escape)?;
+        out.write_all(&escape_name(listed.name))?;
         out.write_all(if good { b": OK\n" } else { b": FAILED\n" })
     })())
 }

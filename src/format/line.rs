@@ -36,8 +36,19 @@ pub struct LineStyle {
     pub encoding: DigestEncoding,
     /// False for `--no-names`: the digest alone.
     pub with_names: bool,
-    /// b3sum prints names through a lossy UTF-8 conversion; coreutils prints the bytes.
-    pub lossy_names: bool,
+    pub dialect: LineDialect,
+}
+
+/// Whose lines these are, where the programs differ beyond the options they share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineDialect {
+    /// coreutils' (and fasthash's): names as bytes, GNU escaping.
+    Gnu,
+    /// b3sum's: names through a lossy UTF-8 conversion, then GNU escaping.
+    B3sum,
+    /// xxhsum's: `XXH3_` before untagged XXH3 digests; with `--little-endian`, digests in
+    /// little-endian byte order and `_LE` after tags.
+    Xxhsum { little_endian: bool },
 }
 
 impl Default for LineStyle {
@@ -48,7 +59,7 @@ impl Default for LineStyle {
             zero_terminated: false,
             encoding: DigestEncoding::Hex,
             with_names: true,
-            lossy_names: false,
+            dialect: LineDialect::Gnu,
         }
     }
 }
@@ -80,13 +91,23 @@ pub fn write_digest_line(
     if algorithm.info().with_size {
         return write_sum_line(out, style, algorithm, digest, name);
     }
-    let encoded = style.encoding.encode(digest);
+    let little_endian = style.dialect
+        == LineDialect::Xxhsum {
+            little_endian: true,
+        };
+    let encoded = if little_endian {
+        let mut reversed = digest.as_bytes().to_vec();
+        reversed.reverse();
+        style.encoding.encode(&Digest::from_slice(&reversed))
+    } else {
+        style.encoding.encode(digest)
+    };
     if !style.with_names {
         out.write_all(encoded.as_bytes())?;
         return out.write_all(&[style.terminator()]);
     }
     let lossy;
-    let name = if style.lossy_names {
+    let name = if style.dialect == LineDialect::B3sum {
         lossy = String::from_utf8_lossy(name);
         lossy.as_bytes()
     } else {
@@ -103,11 +124,17 @@ pub fn write_digest_line(
     }
     if style.tagged {
         out.write_all(algorithm.bsd_tag().as_bytes())?;
+        if little_endian {
+            out.write_all(b"_LE")?;
+        }
         out.write_all(b" (")?;
         out.write_all(&shown_name)?;
         out.write_all(b") = ")?;
         out.write_all(encoded.as_bytes())?;
     } else {
+        if algorithm == Algorithm::Xxh3 && matches!(style.dialect, LineDialect::Xxhsum { .. }) {
+            out.write_all(b"XXH3_")?;
+        }
         out.write_all(encoded.as_bytes())?;
         out.write_all(if style.binary { b" *" } else { b"  " })?;
         out.write_all(&shown_name)?;
@@ -203,12 +230,30 @@ mod tests {
     #[test]
     fn lossy_names_replace_invalid_utf8() {
         let style = LineStyle {
-            lossy_names: true,
+            dialect: LineDialect::B3sum,
             ..LineStyle::default()
         };
         assert_eq!(
             line(style, b"\xff"),
             format!("{EMPTY_MD5}  \u{fffd}\n").into_bytes()
         );
+    }
+
+    #[test]
+    fn xxhsum_lines_mark_xxh3_and_little_endian() {
+        let digest = hash(Algorithm::Xxh3, b"");
+        let xxhsum = |little_endian, tagged| {
+            let style = LineStyle {
+                tagged,
+                dialect: LineDialect::Xxhsum { little_endian },
+                ..LineStyle::default()
+            };
+            let mut out = Vec::new();
+            write_digest_line(&mut out, &style, Algorithm::Xxh3, &digest, b"a\nb").unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(xxhsum(false, false), "\\XXH3_2d06800538d394c2  a\\nb\n");
+        assert_eq!(xxhsum(true, false), "\\XXH3_c294d3380580062d  a\\nb\n");
+        assert_eq!(xxhsum(true, true), "\\XXH3_LE (a\\nb) = c294d3380580062d\n");
     }
 }

@@ -91,14 +91,7 @@ pub enum Retag {
     Sha2Family,
 }
 
-/// cksum's tags, as its `-c` recognizes them at the start of a line, one for each name its
-/// `-a` takes (in the same order as `dropin::cksum`'s list of names).
-pub(crate) const CKSUM_TAGS: &[&str] = &[
-    "BSD", "SYSV", "CRC", "CRC32B", "MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA2",
-    "SHA3", "BLAKE2b", "SM3",
-];
-
-/// The cksum tag `s` starts with: up to 7 characters ended by a blank, `-`, `(` or the end.
+/// The cksum tag `s` starts with (the tags of cksum's `-a` names, in the algorithm table): up to 7 characters ended by a blank, `-`, `(` or the end.
 fn cksum_tag_at(s: &[u8]) -> Option<&'static str> {
     let end = s
         .iter()
@@ -107,10 +100,10 @@ fn cksum_tag_at(s: &[u8]) -> Option<&'static str> {
     if end > 7 {
         return None;
     }
-    CKSUM_TAGS
+    crate::kernels::cksum_names()
         .iter()
-        .find(|t| t.as_bytes() == &s[..end])
-        .copied()
+        .map(|(name, _)| name.tag)
+        .find(|tag| tag.as_bytes() == &s[..end])
 }
 
 /// How untagged digests are read by length, when nothing else says which algorithm: first the
@@ -187,7 +180,7 @@ pub fn decode_digest(text: &[u8], len: usize) -> Option<Digest> {
 }
 
 /// Decodes a digest written in hex (either case) to exactly `len` bytes.
-fn decode_hex_digest(text: &[u8], len: usize) -> Option<Digest> {
+pub(crate) fn decode_hex_digest(text: &[u8], len: usize) -> Option<Digest> {
     if text.len() == len * 2 && text.iter().all(u8::is_ascii_hexdigit) {
         let bytes: Vec<u8> = text
             .chunks(2)

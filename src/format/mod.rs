@@ -20,7 +20,7 @@ pub(crate) mod shard_header;
 pub mod status;
 pub mod units;
 
-pub use line::{DigestEncoding, LineStyle};
+pub use line::{DigestEncoding, LineDialect, LineStyle};
 
 /// The byte that ends a line, in and out: NUL under `-z` (and in `--files0-from` lists), a
 /// newline otherwise. Only status lines (`format::status`) end in a newline whatever `-z` says.

@@ -68,6 +68,34 @@ pub struct AlgorithmInfo {
     pub s3_header: Option<&'static str>,
     /// The checksum types S3 accepts for a multipart upload with this algorithm.
     pub s3_multipart: &'static [S3ChecksumType],
+    /// The names cksum's `-a` gives it, each with the tag cksum's `-c` knows its lines by.
+    pub cksum: &'static [CksumName],
+    /// The coreutils program that prints it by default (`md5sum`, ..., `b2sum`, `cksum` for its
+    /// CRC, `sum` for the BSD checksum).
+    pub coreutils_program: Option<&'static str>,
+}
+
+/// One name of cksum's `-a`.
+#[derive(Debug)]
+pub struct CksumName {
+    pub name: &'static str,
+    /// The tag of its lines, which `--check --warn` also calls the algorithm by.
+    pub tag: &'static str,
+    /// Its place in cksum's list of names (in `--help` and in the error for an unknown name).
+    pub rank: u8,
+    /// It names the row's family (`sha2`, `sha3`): `-l` picks the member
+    /// ([`Algorithm::with_length`]), the row's algorithm being the one `-c` starts from.
+    pub family: bool,
+}
+
+/// A name of cksum's `-a` that names the row's algorithm alone.
+const fn cksum(name: &'static str, tag: &'static str, rank: u8) -> CksumName {
+    CksumName {
+        name,
+        tag,
+        rank,
+        family: false,
+    }
 }
 
 /// How S3 checksums a multipart upload.
@@ -111,6 +139,16 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("SHA256"),
         s3_header: Some("x-amz-checksum-sha256"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[
+            cksum("sha256", "SHA256", 7),
+            CksumName {
+                name: "sha2",
+                tag: "SHA2",
+                rank: 10,
+                family: true,
+            },
+        ],
+        coreutils_program: Some("sha256sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha512,
@@ -123,6 +161,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("SHA512"),
         s3_header: Some("x-amz-checksum-sha512"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[cksum("sha512", "SHA512", 9)],
+        coreutils_program: Some("sha512sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha1,
@@ -135,6 +175,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("SHA1"),
         s3_header: Some("x-amz-checksum-sha1"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[cksum("sha1", "SHA1", 5)],
+        coreutils_program: Some("sha1sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Md5,
@@ -147,6 +189,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("MD5"),
         s3_header: Some("x-amz-checksum-md5"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[cksum("md5", "MD5", 4)],
+        coreutils_program: Some("md5sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha384,
@@ -159,6 +203,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("sha384", "SHA384", 8)],
+        coreutils_program: Some("sha384sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha224,
@@ -171,6 +217,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("sha224", "SHA224", 6)],
+        coreutils_program: Some("sha224sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Blake3,
@@ -183,6 +231,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh3,
@@ -195,6 +245,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("XXHASH3"),
         s3_header: Some("x-amz-checksum-xxhash3"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh128,
@@ -207,6 +259,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("XXHASH128"),
         s3_header: Some("x-amz-checksum-xxhash128"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh64,
@@ -219,6 +273,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("XXHASH64"),
         s3_header: Some("x-amz-checksum-xxhash64"),
         s3_multipart: COMPOSITE_ONLY,
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Xxh32,
@@ -231,6 +287,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc64Nvme,
@@ -243,6 +301,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("CRC64NVME"),
         s3_header: Some("x-amz-checksum-crc64nvme"),
         s3_multipart: &[S3ChecksumType::FullObject],
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc32,
@@ -255,6 +315,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("CRC32"),
         s3_header: Some("x-amz-checksum-crc32"),
         s3_multipart: CRC_TYPES,
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc32c,
@@ -267,6 +329,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: Some("CRC32C"),
         s3_header: Some("x-amz-checksum-crc32c"),
         s3_multipart: CRC_TYPES,
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Blake2b(64),
@@ -279,6 +343,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("blake2b", "BLAKE2b", 12)],
+        coreutils_program: Some("b2sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha3_256,
@@ -291,6 +357,13 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[CksumName {
+            name: "sha3",
+            tag: "SHA3",
+            rank: 11,
+            family: true,
+        }],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha3_512,
@@ -303,6 +376,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha3_384,
@@ -315,6 +390,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sha3_224,
@@ -327,6 +404,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sm3,
@@ -339,6 +418,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("sm3", "SM3", 13)],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc,
@@ -351,6 +432,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("crc", "CRC", 2)],
+        coreutils_program: Some("cksum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Crc32b,
@@ -363,6 +446,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("crc32b", "CRC32B", 3)],
+        coreutils_program: None,
     },
     AlgorithmInfo {
         algorithm: Algorithm::Bsd,
@@ -375,6 +460,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("bsd", "BSD", 0)],
+        coreutils_program: Some("sum"),
     },
     AlgorithmInfo {
         algorithm: Algorithm::Sysv,
@@ -387,6 +474,8 @@ const ROWS: &[AlgorithmInfo] = &[
         s3_name: None,
         s3_header: None,
         s3_multipart: &[],
+        cksum: &[cksum("sysv", "SYSV", 1)],
+        coreutils_program: None,
     },
 ];
 
@@ -432,6 +521,28 @@ impl Algorithm {
     pub fn blake2b_bits(bits: u32) -> Option<Algorithm> {
         (bits.is_multiple_of(8) && (8..=512).contains(&bits))
             .then_some(Algorithm::Blake2b((bits / 8) as u8))
+    }
+
+    /// The algorithm a coreutils program prints by default (a row's `coreutils_program`), for
+    /// tables built at compile time: an unknown name fails the build.
+    pub const fn of_coreutils_program(program: &str) -> Algorithm {
+        let mut row = 0;
+        while row < ROWS.len() {
+            if let Some(name) = ROWS[row].coreutils_program {
+                if name.len() == program.len() {
+                    let (name, program) = (name.as_bytes(), program.as_bytes());
+                    let mut at = 0;
+                    while at < name.len() && name[at] == program[at] {
+                        at += 1;
+                    }
+                    if at == name.len() {
+                        return ROWS[row].algorithm;
+                    }
+                }
+            }
+            row += 1;
+        }
+        panic!("no algorithm has this coreutils program")
     }
 
     /// Looks up a `-a` name or alias, case-insensitively.
@@ -520,6 +631,20 @@ impl fmt::Display for Algorithm {
     }
 }
 
+/// cksum's `-a` names in cksum's order, each with its row's algorithm.
+pub fn cksum_names() -> &'static [(&'static CksumName, Algorithm)] {
+    static NAMES: std::sync::OnceLock<Vec<(&'static CksumName, Algorithm)>> =
+        std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names: Vec<_> = ROWS
+            .iter()
+            .flat_map(|row| row.cksum.iter().map(|name| (name, row.algorithm)))
+            .collect();
+        names.sort_by_key(|(name, _)| name.rank);
+        names
+    })
+}
+
 /// A legacy checksum's digest ([`AlgorithmInfo::with_size`]) split into the checksum and the
 /// size of the input it was computed over.
 pub fn sum_and_size(digest: &Digest) -> (u64, u64) {
@@ -568,5 +693,25 @@ mod tests {
             Algorithm::from_bsd_tag("SHA3-384"),
             Some(Algorithm::Sha3_384)
         );
+    }
+
+    #[test]
+    fn cksum_names_have_one_place_each_and_their_rows_programs_are_theirs() {
+        let ranks: Vec<u8> = cksum_names().iter().map(|(name, _)| name.rank).collect();
+        assert_eq!(ranks, (0..ranks.len() as u8).collect::<Vec<_>>());
+        let names: Vec<&str> = cksum_names().iter().map(|(name, _)| name.name).collect();
+        assert_eq!(
+            names,
+            [
+                "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384",
+                "sha512", "sha2", "sha3", "blake2b", "sm3"
+            ]
+        );
+        assert_eq!(
+            Algorithm::of_coreutils_program("b2sum"),
+            Algorithm::Blake2b(64)
+        );
+        assert_eq!(Algorithm::of_coreutils_program("sum"), Algorithm::Bsd);
+        assert_eq!(Algorithm::of_coreutils_program("md5sum"), Algorithm::Md5);
     }
 }

@@ -47,7 +47,9 @@ mod xxh3;
 
 pub(crate) use self::crc::combine as crc_combine;
 pub(crate) use self::crc::crc_to_digest as crc_digest;
-pub use algorithm::{sum_and_size, Algorithm, AlgorithmInfo, S3ChecksumType, ALGORITHMS};
+pub use algorithm::{
+    cksum_names, sum_and_size, Algorithm, AlgorithmInfo, CksumName, S3ChecksumType, ALGORITHMS,
+};
 pub use detect::Kernel;
 pub use digest::Digest;
 pub use engine::Hasher;

@@ -5,7 +5,6 @@
 use super::format::S3Format;
 use super::presets::Preset;
 use super::rules::{part_limits_error, Upload};
-use crate::cli::Cli;
 use crate::error::Error;
 use crate::kernels::{Algorithm, S3ChecksumType};
 
@@ -35,22 +34,40 @@ impl S3Options {
     }
 }
 
+/// The S3 options as typed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Typed<'a> {
+    /// `--s3`.
+    pub(crate) s3: bool,
+    /// `--s3-header`.
+    pub(crate) header: bool,
+    pub(crate) etag: bool,
+    pub(crate) json: bool,
+    pub(crate) part_size: Option<u64>,
+    pub(crate) checksum_type: Option<&'a str>,
+    /// `--s3-preset`.
+    pub(crate) preset: Option<&'a str>,
+    pub(crate) no_part_limits: bool,
+    /// `-a` was given.
+    pub(crate) algorithm_given: bool,
+}
+
 /// Resolves the S3 options into what to compute, refusing what S3 would refuse: `None` when
 /// none was given. Each of `algorithms` gets its upload (a preset chooses its own algorithm).
 /// `hashing` is false in the modes that compute no values (`--check`, `--verify-s3`,
 /// `--merge`), which refuse the S3 options. `--json` alone is no S3 option: it is hashing's
 /// own JSON then (and the audit's with `--tree`).
 pub(crate) fn resolve(
-    cli: &Cli,
+    given: &Typed,
     hashing: bool,
     algorithms: &[Algorithm],
 ) -> Result<Option<S3Options>, Error> {
-    let asked = cli.s3
-        || cli.s3_header
-        || cli.part_size.is_some()
-        || cli.checksum_type.is_some()
-        || cli.etag
-        || cli.s3_preset.is_some();
+    let asked = given.s3
+        || given.header
+        || given.part_size.is_some()
+        || given.checksum_type.is_some()
+        || given.etag
+        || given.preset.is_some();
     if !asked {
         return Ok(None);
     }
@@ -59,25 +76,25 @@ pub(crate) fn resolve(
             "the S3 options compute values; they do not combine with --check or --verify-s3",
         ));
     }
-    let format = if cli.json {
+    let format = if given.json {
         S3Format::Json
-    } else if cli.s3_header {
+    } else if given.header {
         S3Format::Header
-    } else if cli.s3_preset.is_some() {
+    } else if given.preset.is_some() {
         S3Format::Preset
-    } else if cli.etag && !cli.s3 && cli.algorithm.is_empty() && cli.checksum_type.is_none() {
+    } else if given.etag && !given.s3 && !given.algorithm_given && given.checksum_type.is_none() {
         // `--etag` alone (with or without --part-size) asks for the ETag only; --s3 or -a
         // asks for the checksum value beside it.
         S3Format::Etag
     } else {
         S3Format::Value {
-            with_etag: cli.etag,
+            with_etag: given.etag,
         }
     };
-    if let Some(name) = &cli.s3_preset {
+    if let Some(name) = given.preset {
         let preset = Preset::from_name(name)
             .ok_or_else(|| Error::usage(format!("unknown --s3-preset '{name}'")))?;
-        if !cli.algorithm.is_empty() || cli.part_size.is_some() || cli.checksum_type.is_some() {
+        if given.algorithm_given || given.part_size.is_some() || given.checksum_type.is_some() {
             return Err(Error::usage(
                 "--s3-preset chooses the algorithm, part size and checksum type itself; \
                  drop -a, --part-size and --checksum-type",
@@ -87,25 +104,25 @@ pub(crate) fn resolve(
             format,
             uploads: vec![(preset.algorithm(), UploadChoice::Preset(preset))],
             want_etag: true,
-            part_limits: !cli.no_part_limits,
+            part_limits: !given.no_part_limits,
         };
         return Ok(Some(options));
     }
     let uploads = algorithms
         .iter()
-        .map(|&algorithm| Ok((algorithm, UploadChoice::Fixed(upload(cli, algorithm)?))))
+        .map(|&algorithm| Ok((algorithm, UploadChoice::Fixed(upload(given, algorithm)?))))
         .collect::<Result<_, Error>>()?;
     Ok(Some(S3Options {
         format,
         uploads,
-        want_etag: cli.etag,
-        part_limits: !cli.no_part_limits,
+        want_etag: given.etag,
+        part_limits: !given.no_part_limits,
     }))
 }
 
 /// How `algorithm`'s value is uploaded: whole, or in parts of `--part-size` as
 /// `--checksum-type` (or the algorithm's default type) says, if S3 takes that.
-fn upload(cli: &Cli, algorithm: Algorithm) -> Result<Upload, Error> {
+fn upload(given: &Typed, algorithm: Algorithm) -> Result<Upload, Error> {
     let s3_names = || {
         crate::kernels::ALGORITHMS
             .iter()
@@ -122,15 +139,15 @@ fn upload(cli: &Cli, algorithm: Algorithm) -> Result<Upload, Error> {
             s3_names()
         )));
     }
-    let upload = match cli.part_size {
+    let upload = match given.part_size {
         None => {
-            if cli.checksum_type.is_some() {
+            if given.checksum_type.is_some() {
                 return Err(Error::usage("--checksum-type needs --part-size"));
             }
             Upload::Single
         }
         Some(part_size) => {
-            if !cli.no_part_limits {
+            if !given.no_part_limits {
                 // The count limit depends on each file's size and is checked per file.
                 if let Some(message) = part_limits_error(0, part_size) {
                     return Err(Error::usage(format!(
@@ -139,7 +156,7 @@ fn upload(cli: &Cli, algorithm: Algorithm) -> Result<Upload, Error> {
                 }
             }
             let allowed = info.s3_multipart;
-            let checksum_type = match cli.checksum_type.as_deref() {
+            let checksum_type = match given.checksum_type {
                 Some("full-object") => S3ChecksumType::FullObject,
                 Some(_) => S3ChecksumType::Composite,
                 None if allowed.contains(&S3ChecksumType::Composite) => S3ChecksumType::Composite,
