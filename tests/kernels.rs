@@ -345,7 +345,9 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
 /// the next message, and calls of every size from 0 to 40 messages.
 #[test]
 fn messages_side_by_side_match_one_at_a_time() {
-    let source = data(70_000);
+    // Lanes refill at every block position from a few hundred blocks of lengths on; longer
+    // messages would only hash more of the same (under qemu, minutes of it).
+    let source = data(17_000);
     let mut random = SplitMix64(99);
     for engine in fast_engines() {
         let (algorithm, kernel) = (engine.algorithm, engine.kernel);
