@@ -5,8 +5,7 @@
 //! line, not two. Lines come in manifest order, then the new files in walk order; a summary
 //! on standard error counts each kind; any NEW, MISSING, MOVED or FAILED fails the run.
 
-use crate::check::{Checked, Tally};
-use crate::config::Audit;
+use crate::check::{Check, Checked, Tally};
 use crate::error::Error;
 use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
@@ -22,7 +21,16 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `--check --tree DIR`, as the command line asks: the tree, and the check of its manifests.
+#[derive(Debug)]
+pub struct Audit {
+    pub tree: PathBuf,
+    /// `-L`: follow links met in the tree (its files are filtered by `check.filter`).
+    pub follow_links: bool,
+    pub check: Check,
+}
 
 /// A manifest line that names a file: the entry, and where it was read.
 struct Listing {

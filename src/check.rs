@@ -6,9 +6,9 @@
 //! the summary warnings in coreutils' fixed order (`format::messages`). With `--json` each
 //! status is an object, and one summary object ends the run in place of the warnings.
 
-use crate::config::{Check, CheckDialect, CheckOptions};
+use crate::dropin::CheckDialect;
 use crate::error::{Error, ExitStatus};
-use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser};
+use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions, Retag};
 use crate::format::messages::Message;
 use crate::format::status::{
     write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus, Listed,
@@ -17,6 +17,8 @@ use crate::format::status::{
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
+use crate::io::settings::RunSettings;
+use crate::io::walk::Filter;
 use crate::io::Input;
 use crate::kernels::table;
 use crate::kernels::{Algorithm, Digest};
@@ -26,6 +28,57 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+
+#[derive(Debug)]
+pub struct Check {
+    pub manifests: Vec<Input>,
+    /// Set by `-a` or by the drop-in name; `None` lets each line decide.
+    pub algorithm: Option<Algorithm>,
+    pub options: CheckOptions,
+    pub dialect: CheckDialect,
+    /// `-z`: manifest lines end with NUL.
+    pub zero_terminated: bool,
+    /// `b2sum -c` and `cksum -c` without `-l`: each line's length picks the family's member.
+    pub any_length: bool,
+    /// The algorithm `--check --warn` names in its malformed-line message, and how cksum
+    /// changes it line by line.
+    pub type_name: Option<&'static str>,
+    pub retag: Retag,
+    /// Digests may be written in base64: under fasthash's name and cksum's, not md5sum's,
+    /// sha*sum's or b2sum's (coreutils builds only cksum to read them).
+    pub base64_digests: bool,
+    /// `--exclude`/`--include`: the listed files to check.
+    pub filter: Filter,
+    /// `--json`: the statuses and the summary as JSON objects, one a line.
+    pub json: bool,
+    pub run: RunSettings,
+}
+
+impl Check {
+    /// How the run's manifest lines are read: by coreutils' rules under its names, with
+    /// fasthash's extensions under fasthash's (`format::manifest`).
+    pub(crate) fn parse_options(&self) -> ParseOptions {
+        let fasthash = self.dialect == CheckDialect::Fasthash;
+        ParseOptions {
+            algorithm: self.algorithm,
+            extensions: fasthash,
+            manifest_is_stdin: false,
+            any_length: self.any_length,
+            base64: self.base64_digests,
+            layout_per_manifest: fasthash,
+        }
+    }
+}
+
+/// `--check` options, with coreutils' meanings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    pub ignore_missing: bool,
+    pub quiet: bool,
+    pub status: bool,
+    pub strict: bool,
+    pub warn: bool,
+}
 
 /// What a check or an audit counted over the whole run (and, in a check, in each manifest):
 /// one number a kind of file or manifest line. The summaries (coreutils' warnings, the audit's

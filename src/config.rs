@@ -1,21 +1,25 @@
 //! Turns what was typed into one validated `Config`: every choice resolved once, every
 //! conflicting combination rejected with coreutils' own wording.
 
+use crate::audit::Audit;
 use crate::bench::BenchOptions;
+use crate::check::{Check, CheckOptions};
 use crate::cli::{B3sumCli, Cli, GnuParse, Invocation};
 use crate::dropin::cksum::Resolved;
 use crate::dropin::{GnuProgram, Grammar, Program};
 use crate::error::Error;
-use crate::format::manifest::{ParseOptions, Retag};
-use crate::format::{DigestEncoding, LineStyle};
-use crate::io::parallel::{default_readers, default_threads, Stages};
+use crate::format::manifest::Retag;
+use crate::format::{DigestEncoding, LineStyle, Output, SumStyle};
+use crate::hash::{Files, Hash, NameList, S3Values};
+use crate::io::parallel::{default_readers, default_threads};
 use crate::io::progress::ProgressChoice;
 use crate::io::read::{MmapChoice, ReadOptions};
-use crate::io::shard::Shard;
+use crate::io::settings::RunSettings;
 use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
-use crate::s3::options::S3Options;
+use crate::merge::Merge;
+use crate::s3::verify::VerifyS3;
 use clap::error::ErrorKind;
 use clap::Parser;
 use std::ffi::OsString;
@@ -52,151 +56,6 @@ pub enum Mode {
     B3sumExtended(Box<B3sumCli>),
 }
 
-/// What every mode that reads files shares: how they are read, and on how many threads.
-#[derive(Clone, Debug)]
-pub struct RunSettings {
-    pub threads: usize,
-    /// `--readers`: files opened and read ahead of the hashing threads at once.
-    pub readers: usize,
-    pub read: ReadOptions,
-    /// `--debug`: name the kernels on standard error before hashing.
-    pub debug: bool,
-    /// `--cache FILE`: digests remembered across runs.
-    pub cache: Option<PathBuf>,
-    /// `--stats`: a closing line of counts, bytes, time and rate.
-    pub stats: bool,
-}
-
-impl RunSettings {
-    /// The pipeline's threads: one reader and one hashing thread (all of it on the caller's
-    /// thread, item after item) when the inputs must be read in order.
-    pub fn stages(&self, in_order: bool) -> Stages {
-        match in_order {
-            true => Stages {
-                threads: 1,
-                readers: 1,
-            },
-            false => Stages {
-                threads: self.threads,
-                readers: self.readers,
-            },
-        }
-    }
-}
-
-/// The files to hash: operands expanded by the walk, or the names of a list.
-#[derive(Clone, Debug)]
-pub struct Files {
-    pub inputs: Vec<Input>,
-    /// `--files-from` / `--files0-from`: the inputs are the names in this list.
-    pub names_from: Option<NameList>,
-    pub walk: WalkOptions,
-    pub progress: ProgressChoice,
-}
-
-#[derive(Debug)]
-pub struct Hash {
-    /// One or more (`-a md5,sha256`), each once, in the order given: every file is read once
-    /// and gets one line per algorithm, in this order.
-    pub algorithms: Vec<Algorithm>,
-    pub style: LineStyle,
-    /// `--json` (without the S3 options): one object a file with every algorithm's digest,
-    /// encoded as `style` says, instead of lines.
-    pub json: bool,
-    /// `--shard K/N`: hash only this part of the inputs.
-    pub shard: Option<Shard>,
-    pub files: Files,
-    pub run: RunSettings,
-}
-
-#[derive(Debug)]
-pub struct S3Values {
-    /// The algorithms and how each is uploaded ([`S3Options::uploads`]).
-    pub options: S3Options,
-    pub with_names: bool,
-    pub zero_terminated: bool,
-    pub files: Files,
-    pub run: RunSettings,
-}
-
-/// Whose rules a manifest is read and reported by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckDialect {
-    /// coreutils' lines and messages, nothing more.
-    Coreutils,
-    /// coreutils' plus fasthash's extensions (other tags, NUL-terminated manifests).
-    Fasthash,
-    /// b3sum's own rules and words.
-    B3sum,
-    /// xxhsum's, which `dropin::xxhsum` reads and reports whole (never a [`Check`]).
-    Xxhsum,
-}
-
-#[derive(Debug)]
-pub struct Check {
-    pub manifests: Vec<Input>,
-    /// Set by `-a` or by the drop-in name; `None` lets each line decide.
-    pub algorithm: Option<Algorithm>,
-    pub options: CheckOptions,
-    pub dialect: CheckDialect,
-    /// `-z`: manifest lines end with NUL.
-    pub zero_terminated: bool,
-    /// `b2sum -c` and `cksum -c` without `-l`: each line's length picks the family's member.
-    pub any_length: bool,
-    /// The algorithm `--check --warn` names in its malformed-line message, and how cksum
-    /// changes it line by line.
-    pub type_name: Option<&'static str>,
-    pub retag: Retag,
-    /// Digests may be written in base64: under fasthash's name and cksum's, not md5sum's,
-    /// sha*sum's or b2sum's (coreutils builds only cksum to read them).
-    pub base64_digests: bool,
-    /// `--exclude`/`--include`: the listed files to check.
-    pub filter: Filter,
-    /// `--json`: the statuses and the summary as JSON objects, one a line.
-    pub json: bool,
-    pub run: RunSettings,
-}
-
-#[derive(Debug)]
-pub struct Audit {
-    pub tree: PathBuf,
-    /// `-L`: follow links met in the tree (its files are filtered by `check.filter`).
-    pub follow_links: bool,
-    pub check: Check,
-}
-
-#[derive(Debug)]
-pub struct VerifyS3 {
-    /// The JSON that S3 printed.
-    pub json: PathBuf,
-    pub file: PathBuf,
-    /// `--json`: the verdict as one JSON object.
-    pub json_output: bool,
-    pub run: RunSettings,
-}
-
-#[derive(Debug)]
-pub struct Merge {
-    pub shards: Vec<Input>,
-    pub run: RunSettings,
-}
-
-impl Check {
-    /// How the run's manifest lines are read: by coreutils' rules under its names, with
-    /// fasthash's extensions under fasthash's (`format::manifest`).
-    pub(crate) fn parse_options(&self) -> ParseOptions {
-        let fasthash = self.dialect == CheckDialect::Fasthash;
-        ParseOptions {
-            algorithm: self.algorithm,
-            extensions: fasthash,
-            manifest_is_stdin: false,
-            any_length: self.any_length,
-            base64: self.base64_digests,
-            layout_per_manifest: fasthash,
-        }
-    }
-}
-
 impl Mode {
     /// The algorithms the command line fixed, if it fixed them (`--check` may learn them line
     /// by line).
@@ -220,23 +79,6 @@ impl Mode {
             _ => None,
         }
     }
-}
-
-/// `--check` options, with coreutils' meanings.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CheckOptions {
-    pub ignore_missing: bool,
-    pub quiet: bool,
-    pub status: bool,
-    pub strict: bool,
-    pub warn: bool,
-}
-
-/// Where `--files-from`/`--files0-from` read the names to hash.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NameList {
-    pub source: Input,
-    pub zero_terminated: bool,
 }
 
 /// A `FASTHASH_KERNEL` that names an unknown kernel or one this CPU cannot run is a usage
@@ -432,11 +274,10 @@ impl Mode {
         } else {
             algorithms
         };
-        let style = line_style(&cli, personality, dropin.as_ref(), algorithms[0]);
+        let output = output(&cli, personality, dropin.as_ref(), algorithms[0]);
         Ok(Mode::Hash(Hash {
             algorithms,
-            style,
-            json: cli.json,
+            output,
             shard: cli.shard,
             files,
             run,
@@ -650,29 +491,34 @@ fn check(
     }
 }
 
-/// How the digest lines of `first` (the first algorithm) are written.
-fn line_style(
-    cli: &Cli,
-    personality: &Program,
-    dropin: Option<&Resolved>,
-    first: Algorithm,
-) -> LineStyle {
-    let legacy_only = first.info().with_size;
-    LineStyle {
+/// What hashing writes for each file, `first` being the first algorithm (a legacy checksum is
+/// always the only one).
+fn output(cli: &Cli, personality: &Program, dropin: Option<&Resolved>, first: Algorithm) -> Output {
+    let encoding = match cli.base64 {
+        true => DigestEncoding::Base64,
+        false => DigestEncoding::Hex,
+    };
+    if cli.json {
+        return Output::Json(encoding);
+    }
+    if cli.raw {
+        return Output::Raw;
+    }
+    if first.info().with_size {
+        return Output::Sums(SumStyle {
+            // cksum and sum name the file beside a legacy checksum only when files were named.
+            with_names: !(cli.no_names || cli.files.is_empty()),
+            zero_terminated: cli.zero,
+        });
+    }
+    Output::Lines(LineStyle {
         tagged: dropin.map_or(cli.tag, |d| d.tagged),
         binary: cli.binary,
         zero_terminated: cli.zero,
-        encoding: if cli.raw {
-            DigestEncoding::Raw
-        } else if cli.base64 {
-            DigestEncoding::Base64
-        } else {
-            DigestEncoding::Hex
-        },
-        // cksum and sum name the file beside a legacy checksum only when files were named.
-        with_names: !(cli.no_names || (legacy_only && cli.files.is_empty())),
+        encoding,
+        with_names: !cli.no_names,
         dialect: personality.lines,
-    }
+    })
 }
 
 /// fasthash's `-a` as typed (`-a md5,sha256`, `-a md5 -a sha256`): each algorithm once, and
@@ -1066,11 +912,20 @@ mod tests {
             hash.algorithms,
             [Algorithm::Md5, Algorithm::Sha256, Algorithm::Blake3]
         );
-        assert!(!hash.json);
-        let Mode::Hash(hash) = mode(&["fasthash", "--json", "-a", "blake3", "f"]) else {
+        assert!(matches!(hash.output, Output::Lines(_)));
+        let Mode::Hash(hash) = mode(&["fasthash", "--json", "--base64", "-a", "blake3", "f"])
+        else {
             panic!("--json alone is hashing's JSON");
         };
-        assert!(hash.json);
+        assert_eq!(hash.output, Output::Json(DigestEncoding::Base64));
+        let Mode::Hash(hash) = mode(&["fasthash", "-a", "crc", "-z"]) else {
+            panic!("expected hashing");
+        };
+        let sums = SumStyle {
+            with_names: false,
+            zero_terminated: true,
+        };
+        assert_eq!(hash.output, Output::Sums(sums));
         let Mode::S3Values(values) = mode(&["fasthash", "--s3", "-a", "sha256,crc64nvme", "f"])
         else {
             panic!("expected S3 values");
@@ -1118,7 +973,7 @@ mod tests {
         let Mode::Check(check) = mode(&["b3sum", "-c", "SUMS"]) else {
             panic!("expected checking");
         };
-        assert_eq!(check.dialect, CheckDialect::B3sum);
+        assert_eq!(check.dialect, crate::dropin::CheckDialect::B3sum);
         assert_eq!(check.algorithm, Some(Algorithm::Blake3));
         let Mode::Audit(audit) = mode(&["fasthash", "-c", "SUMS", "--tree", "dir", "--json"])
         else {

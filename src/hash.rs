@@ -2,25 +2,68 @@
 //! line each in input order, failures reported in place and counted. The same driver prints
 //! S3's values when the S3 options are given.
 
-use crate::config::{Files, Hash, RunSettings, S3Values};
 use crate::error::{Error, ExitStatus};
-use crate::format::hash_json::write_hash_object;
-use crate::format::line::write_digest_line;
 use crate::format::messages::Message;
+use crate::format::{DigestEncoding, Output};
 use crate::io::multi::{self, Several};
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::progress::Progress;
+use crate::io::progress::ProgressChoice;
 use crate::io::read::hash_inputs;
+use crate::io::settings::RunSettings;
 use crate::io::shard::{select, Shard};
+use crate::io::walk::WalkOptions;
 use crate::io::walk::{expand, listed_input, read_name_list, Task};
 use crate::io::Input;
-use crate::kernels::Digest;
+use crate::kernels::Algorithm;
 use crate::report::{Counts, Reporter};
 use crate::s3;
 use crate::s3::format::write_s3_results;
+use crate::s3::options::S3Options;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
+
+/// The files to hash: operands expanded by the walk, or the names of a list.
+#[derive(Clone, Debug)]
+pub struct Files {
+    pub inputs: Vec<Input>,
+    /// `--files-from` / `--files0-from`: the inputs are the names in this list.
+    pub names_from: Option<NameList>,
+    pub walk: WalkOptions,
+    pub progress: ProgressChoice,
+}
+
+/// Hashing, as the command line asks: digests of the files, written as `output` says.
+#[derive(Debug)]
+pub struct Hash {
+    /// One or more (`-a md5,sha256`), each once, in the order given: every file is read once
+    /// and gets one line per algorithm, in this order.
+    pub algorithms: Vec<Algorithm>,
+    pub output: Output,
+    /// `--shard K/N`: hash only this part of the inputs.
+    pub shard: Option<Shard>,
+    pub files: Files,
+    pub run: RunSettings,
+}
+
+/// Amazon S3's values of the files instead of digests (the S3 options).
+#[derive(Debug)]
+pub struct S3Values {
+    /// The algorithms and how each is uploaded ([`S3Options::uploads`]).
+    pub options: S3Options,
+    pub with_names: bool,
+    pub zero_terminated: bool,
+    pub files: Files,
+    pub run: RunSettings,
+}
+
+/// Where `--files-from`/`--files0-from` read the names to hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameList {
+    pub source: Input,
+    pub zero_terminated: bool,
+}
 
 /// Returns the status and, for `--stats`, how many files were hashed and how many failed.
 pub fn run(
@@ -33,11 +76,11 @@ pub fn run(
             shard,
             line_format: line_format(hash),
             several: (hash.algorithms.len() > 1).then(|| algorithm_names(hash)),
-            terminator: hash.style.terminator(),
+            terminator: hash.output.line_end(),
         })
     };
-    match (hash.json, hash.algorithms.as_slice()) {
-        // One algorithm's lines: its own paths (lanes pulling files, a file split on every
+    match (hash.output.needs_size(), hash.algorithms.as_slice()) {
+        // One algorithm, no size: its own paths (lanes pulling files, a file split on every
         // core), as fast as a run can be.
         (false, &[algorithm]) => drive(
             Job {
@@ -50,9 +93,13 @@ pub fn run(
             reporter,
             |inputs, ahead| hash_inputs(inputs, ahead, algorithm, &hash.run.read),
             // No size: only JSON prints it, and JSON takes the other arm.
-            |out, input, digest| write_record(out, hash, input, 0, &[digest]),
+            |mut out, input, digest| {
+                let record = [(algorithm, &digest)];
+                hash.output
+                    .write_record(&mut out, input.name_bytes(), 0, record)
+            },
         ),
-        // Several algorithms, or JSON (which needs the size read): every input read once.
+        // Several algorithms, or the size too: every input read once.
         (_, algorithms) => {
             let several = Several::new(algorithms, &hash.run.read);
             drive(
@@ -65,35 +112,14 @@ pub fn run(
                 out,
                 reporter,
                 |inputs, ahead| multi::hash_inputs(inputs, ahead, &several, &hash.run.read),
-                |out, input, hashed| write_record(out, hash, input, hashed.size, &hashed.digests),
+                |mut out, input, hashed| {
+                    let record = hash.algorithms.iter().copied().zip(&hashed.digests);
+                    hash.output
+                        .write_record(&mut out, input.name_bytes(), hashed.size, record)
+                },
             )
         }
     }
-}
-
-/// What one input's digests print as: a line per algorithm, in order, each the line a run
-/// with that algorithm alone prints; or its JSON object.
-fn write_record(
-    mut out: &mut dyn WriteSend,
-    hash: &Hash,
-    input: &Input,
-    size: u64,
-    digests: &[Digest],
-) -> io::Result<()> {
-    let pairs = hash.algorithms.iter().copied().zip(digests);
-    if hash.json {
-        return write_hash_object(
-            &mut out,
-            input.name_bytes(),
-            size,
-            pairs,
-            hash.style.encoding,
-        );
-    }
-    for (algorithm, digest) in pairs {
-        write_digest_line(&mut out, &hash.style, algorithm, digest, input.name_bytes())?;
-    }
-    Ok(())
 }
 
 /// S3's values, one input at a time (each may be split into parts on every core), one value
@@ -354,16 +380,24 @@ fn algorithm_names(hash: &Hash) -> String {
 
 /// What decides the bytes of a shard's lines, for its fingerprint: shards written with other
 /// algorithms (or the same in another order) or another line style are not merged with these.
+/// The words are those of the line style that every output had before it had a type of its
+/// own, so that shards written by earlier versions still merge with these.
 fn line_format(hash: &Hash) -> String {
-    let style = &hash.style;
+    let (tagged, binary, zero, base64, names) = match &hash.output {
+        Output::Lines(style) => (
+            style.tagged,
+            style.binary,
+            style.zero_terminated,
+            style.encoding == DigestEncoding::Base64,
+            style.with_names,
+        ),
+        Output::Sums(sums) => (false, false, sums.zero_terminated, false, sums.with_names),
+        // --shard refuses --json, and raw bytes are no lines to merge.
+        Output::Raw | Output::Json(_) => (false, false, false, false, false),
+    };
     format!(
-        "{} tagged={} binary={} zero={} base64={} names={}",
+        "{} tagged={tagged} binary={binary} zero={zero} base64={base64} names={names}",
         algorithm_names(hash),
-        style.tagged,
-        style.binary,
-        style.zero_terminated,
-        style.encoding == crate::format::DigestEncoding::Base64,
-        style.with_names
     )
 }
 

@@ -44,7 +44,7 @@ pub fn run(config: &Config) -> ExitStatus {
             config,
             &reporter,
             &hash.run,
-            hash.style.terminator(),
+            hash.output.line_end(),
             |out| hash::run(hash, out, &reporter),
         ),
         Mode::S3Values(values) => run_over_files(
@@ -92,7 +92,7 @@ pub fn run(config: &Config) -> ExitStatus {
 fn run_over_files(
     config: &Config,
     reporter: &Reporter,
-    settings: &config::RunSettings,
+    settings: &io::settings::RunSettings,
     line_end: u8,
     work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> (ExitStatus, Counts),
 ) -> ExitStatus {

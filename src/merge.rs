@@ -3,12 +3,20 @@
 //! header lines. Shards of different runs, a shard given twice and a missing shard are refused
 //! before anything is written, so a merge either is the single run's manifest or is nothing.
 
-use crate::config::Merge;
 use crate::error::{Error, ExitStatus};
 use crate::format::shard_header::parse_header;
+use crate::io::settings::RunSettings;
 use crate::io::shard::Shard;
+use crate::io::Input;
 use crate::report::Reporter;
 use std::io::Write;
+
+/// `--merge FILE...`, as the command line asks: the shard manifests, in the order given.
+#[derive(Debug)]
+pub struct Merge {
+    pub shards: Vec<Input>,
+    pub run: RunSettings,
+}
 
 /// One shard manifest as read.
 struct ShardFile {

@@ -2,9 +2,9 @@
 //! [`super::PROGRAMS`] shares: its rules for `--check`, messages and usage errors, and its
 //! `--version`.
 
+use super::CheckDialect;
 use super::{GnuProgram, Grammar, LineDialect, MessageName, NameMatch, Program};
 use crate::cli::{GnuOption, COREUTILS_OPTIONS};
-use crate::config::CheckDialect;
 use crate::error::{ExitStatus, MessageStyle};
 use crate::kernels::Algorithm;
 

@@ -9,7 +9,6 @@ pub mod coreutils;
 pub mod xxhsum;
 
 use crate::cli::GnuOption;
-use crate::config::CheckDialect;
 use crate::error::{ExitStatus, MessageStyle};
 pub use crate::format::LineDialect;
 use crate::kernels::Algorithm;
@@ -81,6 +80,19 @@ impl std::fmt::Debug for GnuProgram {
             .field("reads_base64", &self.reads_base64)
             .finish()
     }
+}
+
+/// Whose rules a manifest is read and reported by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckDialect {
+    /// coreutils' lines and messages, nothing more.
+    Coreutils,
+    /// coreutils' plus fasthash's extensions (other tags, NUL-terminated manifests).
+    Fasthash,
+    /// b3sum's own rules and words.
+    B3sum,
+    /// xxhsum's, which `dropin::xxhsum` reads and reports whole (never a `Check`).
+    Xxhsum,
 }
 
 /// The name messages start with.

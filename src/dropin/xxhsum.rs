@@ -5,9 +5,9 @@
 //! from its digest's length or tag, restricted to the name's algorithm under `xxhNNsum`,
 //! status lines and the summary on standard output. Digests come from fasthash's engines.
 
+use super::CheckDialect;
 use super::{Grammar, LineDialect, MessageName, NameMatch, Program};
 use crate::cli::Invocation;
-use crate::config::CheckDialect;
 use crate::error::ExitStatus;
 use crate::format::escape::{escape_name, needs_escape};
 use crate::format::line::{write_digest_line, LineStyle};

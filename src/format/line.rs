@@ -9,8 +9,6 @@ use std::io::{self, Write};
 pub enum DigestEncoding {
     Hex,
     Base64,
-    /// cksum's `--raw`: the digest's bytes alone, no name, no line end.
-    Raw,
 }
 
 impl DigestEncoding {
@@ -18,8 +16,6 @@ impl DigestEncoding {
         match self {
             DigestEncoding::Hex => digest.to_hex(),
             DigestEncoding::Base64 => digest.to_base64(),
-            // Written by the line writers as bytes; never text.
-            DigestEncoding::Raw => String::new(),
         }
     }
 }
@@ -70,7 +66,16 @@ impl LineStyle {
     }
 }
 
-/// Writes one line for `name` (raw bytes) hashed with `algorithm`.
+/// How a legacy checksum's line ends, and whether it names the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SumStyle {
+    /// cksum and sum name the file only when files were named on the command line.
+    pub with_names: bool,
+    pub zero_terminated: bool,
+}
+
+/// Writes one line for `name` (raw bytes) hashed with `algorithm`, a digest that is not a
+/// legacy checksum (those are [`write_sum_line`]'s).
 pub fn write_digest_line(
     out: &mut impl Write,
     style: &LineStyle,
@@ -78,19 +83,6 @@ pub fn write_digest_line(
     digest: &Digest,
     name: &[u8],
 ) -> io::Result<()> {
-    if style.encoding == DigestEncoding::Raw {
-        // A legacy checksum's value alone, big-endian, as cksum writes it.
-        let bytes = digest.as_bytes();
-        let value = if algorithm.info().with_size {
-            &bytes[..bytes.len() - 8]
-        } else {
-            bytes
-        };
-        return out.write_all(value);
-    }
-    if algorithm.info().with_size {
-        return write_sum_line(out, style, algorithm, digest, name);
-    }
     let little_endian = style.dialect
         == LineDialect::Xxhsum {
             little_endian: true,
@@ -147,9 +139,9 @@ pub fn write_digest_line(
 /// five digits and the blocks in a field of five (BSD `sum`), `CHECKSUM BLOCKS NAME` with
 /// 512-byte blocks (System V). Blocks are rounded up. The name is printed as it is, never
 /// escaped, and only when files were named on the command line (`with_names`).
-fn write_sum_line(
+pub(crate) fn write_sum_line(
     out: &mut impl Write,
-    style: &LineStyle,
+    style: &SumStyle,
     algorithm: Algorithm,
     digest: &Digest,
     name: &[u8],
@@ -165,7 +157,7 @@ fn write_sum_line(
         out.write_all(b" ")?;
         out.write_all(name)?;
     }
-    out.write_all(&[style.terminator()])
+    out.write_all(&[super::line_end(style.zero_terminated)])
 }
 
 #[cfg(test)]

@@ -14,13 +14,15 @@ pub mod line;
 pub mod locale;
 pub mod manifest;
 pub mod messages;
+pub mod output;
 pub mod progress;
 pub mod quote;
 pub(crate) mod shard_header;
 pub mod status;
 pub mod units;
 
-pub use line::{DigestEncoding, LineDialect, LineStyle};
+pub use line::{DigestEncoding, LineDialect, LineStyle, SumStyle};
+pub use output::Output;
 
 /// The byte that ends a line, in and out: NUL under `-z` (and in `--files0-from` lists), a
 /// newline otherwise. Only status lines (`format::status`) end in a newline whatever `-z` says.

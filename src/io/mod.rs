@@ -31,6 +31,7 @@ pub(crate) mod open;
 pub mod parallel;
 pub mod progress;
 pub mod read;
+pub mod settings;
 pub mod shard;
 pub mod walk;
 

@@ -16,16 +16,27 @@ use super::format::{
 use super::parts::part_count;
 use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
 use super::values::{compute, S3Checksum};
-use crate::config::VerifyS3;
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
 use crate::io::long_paths;
 use crate::io::read::{hash_file, ReadOptions};
+use crate::io::settings::RunSettings;
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
 use crate::report::Reporter;
 use serde_json::Value;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `--verify-s3 JSON FILE`, as the command line asks.
+#[derive(Debug)]
+pub struct VerifyS3 {
+    /// The JSON that S3 printed.
+    pub json: PathBuf,
+    pub file: PathBuf,
+    /// `--json`: the verdict as one JSON object.
+    pub json_output: bool,
+    pub run: RunSettings,
+}
 
 const MAX_TRIES: usize = 8;
 
