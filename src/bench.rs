@@ -72,6 +72,7 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
 
     let longest = SIZES.iter().copied().max().unwrap_or(0);
     let buffer = pattern(longest.max(MANY * MANY_SIZE));
+    let mut rows = Vec::with_capacity(engines.len());
     for (engine, label) in engines.into_iter().zip(&labels) {
         let row = measure(engine, &buffer, per_sample);
         table.write_row(
@@ -81,8 +82,99 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
             label,
             &row.gigabytes_per_second,
         )?;
+        rows.push(row);
+    }
+    for algorithm in algorithms {
+        let of_algorithm: Vec<&BenchRow> = rows
+            .iter()
+            .filter(|row| row.engine.algorithm == algorithm)
+            .collect();
+        if let Some(slower) = confirmed(&of_algorithm, &buffer, per_sample) {
+            table.write_slower(out, &slower)?;
+        }
     }
     Ok(())
+}
+
+/// How much faster another engine must measure, in a column that counts, before `--bench`
+/// says the engine in use is the wrong choice on this CPU: more than noise between medians.
+pub(crate) const TOLERANCE: f64 = 1.10;
+
+/// The columns a choice is judged on: one stream at 4 KiB and 1 MiB, and side by side. At
+/// 64 B every engine measures mostly the cost of a call, and files that small are few.
+const JUDGED: [usize; 3] = [1, 2, 3];
+
+/// The engine in use among one algorithm's `rows` and the fastest other engine, where that one
+/// is more than [`TOLERANCE`] times faster in some [`JUDGED`] column: each such column with
+/// both figures. `None` when the engine in use is within it everywhere (or was not measured).
+pub(crate) fn slower_than_another(rows: &[&BenchRow]) -> Option<Slower> {
+    let used = rows
+        .iter()
+        .find(|row| std::ptr::eq(row.engine, table::chosen(row.engine.algorithm)))?;
+    let rate = |row: &BenchRow, column: usize| row.gigabytes_per_second[column];
+    // The other engine that beats the one in use by the largest factor in any judged column.
+    let (faster, _) = rows
+        .iter()
+        .filter(|row| !std::ptr::eq(row.engine, used.engine))
+        .map(|row| {
+            let gain = JUDGED
+                .iter()
+                .map(|&column| rate(row, column) / rate(used, column).max(1e-12))
+                .fold(0.0, f64::max);
+            (row, gain)
+        })
+        .filter(|&(_, gain)| gain > TOLERANCE)
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let columns = JUDGED
+        .iter()
+        .filter(|&&column| rate(faster, column) > TOLERANCE * rate(used, column))
+        .map(|&column| SlowerAt {
+            column_label: column_label(column),
+            used: rate(used, column),
+            faster: rate(faster, column),
+        })
+        .collect();
+    Some(Slower {
+        algorithm: used.engine.algorithm.name(),
+        used: used.engine.kernel.name(),
+        faster: faster.engine.kernel.name(),
+        columns,
+    })
+}
+
+/// [`slower_than_another`] over `rows`, then again over both engines measured anew: a shared
+/// machine's noise, once, makes no warning.
+fn confirmed(rows: &[&BenchRow], buffer: &[u8], per_sample: Duration) -> Option<Slower> {
+    let first = slower_than_another(rows)?;
+    let again: Vec<BenchRow> = rows
+        .iter()
+        .filter(|row| [first.used, first.faster].contains(&row.engine.kernel.name()))
+        .map(|row| measure(row.engine, buffer, per_sample))
+        .collect();
+    slower_than_another(&again.iter().collect::<Vec<_>>())
+}
+
+/// The engine in use is slower than another this CPU runs (`--bench`'s warning line).
+pub(crate) struct Slower {
+    pub(crate) algorithm: &'static str,
+    pub(crate) used: &'static str,
+    pub(crate) faster: &'static str,
+    pub(crate) columns: Vec<SlowerAt>,
+}
+
+/// One column where it is: the column's head, and the two figures in GB/s.
+pub(crate) struct SlowerAt {
+    pub(crate) column_label: String,
+    pub(crate) used: f64,
+    pub(crate) faster: f64,
+}
+
+/// The head of column `column` of the table: a size of [`SIZES`], then side by side.
+fn column_label(column: usize) -> String {
+    match SIZES.get(column) {
+        Some(&size) => crate::format::bench::size_label(size),
+        None => format!("{MANY}x{}", crate::format::bench::size_label(MANY_SIZE)),
+    }
 }
 
 /// Measures one engine at every size in [`SIZES`], then side by side.
@@ -188,5 +280,49 @@ mod tests {
                 .collect();
             assert!(rates.iter().all(|&r| r > 0.0 && r.is_finite()), "{row}");
         }
+    }
+
+    /// The engine in use and another of the same algorithm, measured at `used` and `other`.
+    fn judged(used: [f64; 4], other: [f64; 4]) -> Option<Slower> {
+        let chosen = table::chosen(Algorithm::Sha256);
+        let another = table::of(Algorithm::Sha256)
+            .find(|engine| !std::ptr::eq(*engine, chosen))
+            .expect("SHA-256 has more than one engine");
+        let rows = [
+            BenchRow {
+                engine: chosen,
+                gigabytes_per_second: used.to_vec(),
+            },
+            BenchRow {
+                engine: another,
+                gigabytes_per_second: other.to_vec(),
+            },
+        ];
+        slower_than_another(&[&rows[0], &rows[1]])
+    }
+
+    #[test]
+    fn another_engine_faster_by_more_than_the_tolerance_is_named_with_its_columns() {
+        let slower = judged([1.0, 1.0, 1.0, 1.0], [1.0, 1.05, 1.2, 1.3]).expect("a warning");
+        assert_eq!(slower.algorithm, "sha256");
+        assert_eq!(slower.used, table::chosen(Algorithm::Sha256).kernel.name());
+        assert_ne!(slower.faster, slower.used);
+        let columns: Vec<&str> = slower
+            .columns
+            .iter()
+            .map(|c| c.column_label.as_str())
+            .collect();
+        assert_eq!(columns, ["1 MiB", "32x4 KiB"]);
+        assert_eq!(
+            (slower.columns[0].used, slower.columns[0].faster),
+            (1.0, 1.2)
+        );
+    }
+
+    #[test]
+    fn within_the_tolerance_or_only_at_64_bytes_is_no_warning() {
+        assert!(judged([1.0, 1.0, 1.0, 1.0], [1.0, 1.09, 1.05, 1.0]).is_none());
+        assert!(judged([1.0, 1.0, 1.0, 1.0], [3.0, 1.0, 0.5, 1.0]).is_none());
+        assert!(judged([1.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0]).is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! `fasthash --bench`'s table: the lines above it, the column heads, and a row an engine.
 //! `crate::bench` measures and hands the values; every byte of the table is written here.
 
+use crate::bench::{Slower, TOLERANCE};
 use std::io::{self, Write};
 
 /// The table's shape: the buffer sizes measured, the side-by-side column, the kernel column's
@@ -83,13 +84,41 @@ impl<'a> Table<'a> {
         out.flush()
     }
 
+    /// The warning under the table when another engine measured faster than the one in use:
+    /// a bad choice for this CPU, to be seen at once (and reported by `bench/peers.sh`).
+    pub(crate) fn write_slower(&self, out: &mut impl Write, slower: &Slower) -> io::Result<()> {
+        let at: Vec<String> = slower
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {:.2} against {:.2} GB/s",
+                    c.column_label, c.used, c.faster
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "warning: {} uses {}, more than {:.0}% slower here than {} ({}); \
+             FASTHASH_KERNEL={}={} runs the other",
+            slower.algorithm,
+            slower.used,
+            (TOLERANCE - 1.0) * 100.0,
+            slower.faster,
+            at.join(", "),
+            slower.algorithm,
+            slower.faster,
+        )?;
+        out.flush()
+    }
+
     fn many_label(&self) -> String {
         format!("{}x{}", self.many, size_label(self.many_size))
     }
 }
 
 /// A buffer size as the column heads say it: `64 B`, `4 KiB`, `1 MiB`.
-fn size_label(bytes: usize) -> String {
+pub(crate) fn size_label(bytes: usize) -> String {
     match bytes {
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
@@ -128,5 +157,35 @@ mod tests {
             "sha256     * sha-ext      1.50     2.25     2.50   0.0500"
         );
         assert_eq!(lines[5].len(), lines[6].len());
+    }
+
+    #[test]
+    fn the_warning_names_both_engines_and_each_column_it_loses() {
+        let table = Table::new(&[64, 4096, 1 << 20], (32, 4096), 5, ["portable"]);
+        let slower = Slower {
+            algorithm: "sha512",
+            used: "ring-asm",
+            faster: "avx2",
+            columns: vec![
+                crate::bench::SlowerAt {
+                    column_label: "4 KiB".into(),
+                    used: 0.5,
+                    faster: 0.66,
+                },
+                crate::bench::SlowerAt {
+                    column_label: "1 MiB".into(),
+                    used: 0.52,
+                    faster: 0.691,
+                },
+            ],
+        };
+        let mut out = Vec::new();
+        table.write_slower(&mut out, &slower).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "warning: sha512 uses ring-asm, more than 10% slower here than avx2 (4 KiB 0.50 \
+             against 0.66 GB/s, 1 MiB 0.52 against 0.69 GB/s); FASTHASH_KERNEL=sha512=avx2 runs \
+             the other\n"
+        );
     }
 }
