@@ -89,6 +89,7 @@ fn this_machine_runs_the_kernels_it_should() {
             (Algorithm::Sha256, Kernel::ShaExtensions),
             (Algorithm::Sha1, Kernel::ShaExtensions),
             (Algorithm::Sha512, Kernel::RingAssembly),
+            (Algorithm::Sha384, Kernel::RingAssembly),
             (Algorithm::Blake3, Kernel::Blake3Simd),
             (Algorithm::Xxh3, Kernel::Avx2),
             (Algorithm::Xxh128, Kernel::Avx2),
@@ -101,6 +102,16 @@ fn this_machine_runs_the_kernels_it_should() {
             assert!(kernels.contains(&(Algorithm::Crc32c, Kernel::CarrylessMultiply)));
         }
         assert!(kernels.contains(&(Algorithm::Md5, Kernel::Avx2)));
+        // SHA-384/512 of one stream on our rounds with an AVX2 schedule, where BMI1 and BMI2
+        // are not hidden.
+        // MD5 of one stream in BMI1 assembly, forced alone (the AVX2 lanes' one stream too).
+        if caps.bmi1 {
+            assert!(kernels.contains(&(Algorithm::Md5, Kernel::Bmi)));
+        }
+        if caps.bmi1 && caps.bmi2 {
+            assert!(kernels.contains(&(Algorithm::Sha512, Kernel::Avx2)));
+            assert!(kernels.contains(&(Algorithm::Sha384, Kernel::Avx2)));
+        }
     }
     // On Arm (under qemu in CI, with `-cpu max` and `-cpu cortex-a53`): the NEON lanes, and
     // the crates' SHA and PMULL paths wherever the CPU has those instructions.

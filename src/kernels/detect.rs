@@ -20,7 +20,8 @@ pub struct Capabilities {
     pub avx512vl: bool,
     pub avx512bw: bool,
     pub vpclmulqdq: bool,
-    /// BMI1 and BMI2 (`andn`, `rorx`): the scalar rounds of our one-stream SHA-512.
+    /// BMI1 and BMI2 (`andn`, `rorx`): the scalar rounds of our one-stream SHA-512, and (BMI1)
+    /// of MD5.
     pub bmi1: bool,
     pub bmi2: bool,
     pub neon: bool,
@@ -129,7 +130,8 @@ pub enum Kernel {
     RingAssembly,
     /// The blake3 crate's vector code (SSE2 to AVX-512, or NEON, chosen by blake3).
     Blake3Simd,
-    /// fasthash's own AVX2 code: XXH3's loop, and MD5 of eight files side by side.
+    /// fasthash's own AVX2 code: XXH3's loop, MD5 of eight files side by side, and SHA-384/512
+    /// of one stream with an AVX2 message schedule.
     Avx2,
     /// fasthash's own AVX-512 code: MD5, SHA-1 and SHA-256 of sixteen files side by side,
     /// SHA-512 of eight, XXH3's loop on 512-bit registers.
@@ -141,11 +143,13 @@ pub enum Kernel {
     CarrylessMultiply,
     /// fasthash's CRC folding on 256-bit VPCLMULQDQ with AVX2.
     Vpclmulqdq,
+    /// fasthash's scalar assembly with BMI1: MD5 of one stream.
+    Bmi,
 }
 
 impl Kernel {
     /// Every kernel, for parsing names.
-    pub(crate) const ALL: [Kernel; 9] = [
+    pub(crate) const ALL: [Kernel; 10] = [
         Kernel::Portable,
         Kernel::ShaExtensions,
         Kernel::RingAssembly,
@@ -155,6 +159,7 @@ impl Kernel {
         Kernel::Neon,
         Kernel::CarrylessMultiply,
         Kernel::Vpclmulqdq,
+        Kernel::Bmi,
     ];
 
     /// The name `FASTHASH_KERNEL` and `--list-kernels` use.
@@ -169,6 +174,7 @@ impl Kernel {
             Kernel::Neon => "neon",
             Kernel::CarrylessMultiply => "clmul",
             Kernel::Vpclmulqdq => "vpclmulqdq",
+            Kernel::Bmi => "bmi",
         }
     }
 

@@ -30,10 +30,16 @@ mod lanes;
 mod md5;
 #[cfg(target_arch = "x86_64")]
 mod md5_avx512;
+#[cfg(target_arch = "x86_64")]
+mod md5_bmi;
 mod portable;
 mod sha2_portable;
 #[cfg(target_arch = "x86_64")]
+mod sha512_avx2;
+#[cfg(target_arch = "x86_64")]
 mod sha512_avx512;
+#[cfg(target_arch = "x86_64")]
+mod sha512_rounds;
 mod sums;
 pub mod table;
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use super::algorithm::{Algorithm, ALGORITHM_COUNT};
 use super::detect::{Capabilities, Kernel};
 use super::table::{self, parse_forced, select, Forced};
-use super::{hash, test_data, Hasher};
+use super::test_data;
 
 fn x86_baseline() -> Capabilities {
     Capabilities {
@@ -73,6 +73,12 @@ fn each_kernel_is_chosen_only_where_it_runs() {
     assert_eq!(kernel(Algorithm::Xxh3, &caps), Kernel::Portable);
     assert_eq!(kernel(Algorithm::Crc32c, &caps), Kernel::Portable);
     assert_eq!(kernel(Algorithm::Blake3, &caps), Kernel::Blake3Simd);
+    // MD5 of one stream in BMI1 assembly, without AVX2 (AMD's Piledriver and Jaguar cores).
+    let bmi1 = Capabilities { bmi1: true, ..caps };
+    assert_eq!(
+        kernel(Algorithm::Md5, &bmi1),
+        ours(Kernel::Bmi, Kernel::Portable)
+    );
     caps.avx2 = true;
     caps.pclmulqdq = true;
     assert_eq!(
@@ -92,6 +98,30 @@ fn each_kernel_is_chosen_only_where_it_runs() {
         kernel(Algorithm::Md5, &caps),
         ours(Kernel::Avx2, Kernel::Portable)
     );
+    // SHA-384/512 of one stream: our rounds with an AVX2 schedule need BMI1 and BMI2 too
+    // (ring otherwise), as on AMD Zen 3.
+    for algorithm in [Algorithm::Sha512, Algorithm::Sha384] {
+        assert_eq!(
+            kernel(algorithm, &caps),
+            Kernel::RingAssembly,
+            "{algorithm}"
+        );
+        let zen3 = Capabilities {
+            bmi1: true,
+            bmi2: true,
+            ..caps
+        };
+        assert_eq!(
+            kernel(algorithm, &zen3),
+            ours(Kernel::Avx2, Kernel::RingAssembly),
+            "{algorithm}"
+        );
+        let bmi2_hidden = Capabilities {
+            bmi2: false,
+            ..zen3
+        };
+        assert_eq!(kernel(algorithm, &bmi2_hidden), Kernel::RingAssembly);
+    }
     // With AVX-512, crc-fast's own VPCLMULQDQ path is wider than ours.
     caps.avx512f = true;
     caps.avx512vl = true;
@@ -105,9 +135,13 @@ fn each_kernel_is_chosen_only_where_it_runs() {
         ours(Kernel::Avx2, Kernel::Portable)
     );
     caps.avx512bw = true;
-    // Our SHA-384/512 engine needs BMI1 and BMI2 besides, for the rounds of one stream.
+    // Our SHA-384/512 engines need BMI1 and BMI2 besides, for the rounds of one stream.
     for algorithm in [Algorithm::Sha512, Algorithm::Sha384] {
-        assert_ne!(kernel(algorithm, &caps), Kernel::Avx512, "{algorithm}");
+        assert_eq!(
+            kernel(algorithm, &caps),
+            Kernel::RingAssembly,
+            "{algorithm}"
+        );
     }
     caps.bmi1 = true;
     caps.bmi2 = true;
@@ -197,7 +231,7 @@ fn arm_cores_get_the_arm_engines() {
             assert!(
                 !matches!(
                     engine.kernel,
-                    Kernel::Avx2 | Kernel::Avx512 | Kernel::Vpclmulqdq
+                    Kernel::Avx2 | Kernel::Avx512 | Kernel::Vpclmulqdq | Kernel::Bmi
                 ),
                 "{}",
                 engine.label()
@@ -259,8 +293,9 @@ fn this_cpu_has_an_engine_for_every_algorithm() {
     }
 }
 
-/// SHA-384/512 run on ring; the sha2 crate is their reference, on every length to 4161,
-/// streamed with a split point that moves, and on 3 MiB.
+/// ring's SHA-384/512 (the engine where BMI1 and BMI2 are hidden, and on Arm); the sha2 crate
+/// is its reference, on every length to 4161, streamed with a split point that moves, and on
+/// 3 MiB.
 #[test]
 fn ring_sha512_family_matches_sha2() {
     use sha2::Digest as _;
@@ -271,12 +306,9 @@ fn ring_sha512_family_matches_sha2() {
             (Algorithm::Sha512, sha2::Sha512::digest(input).to_vec()),
             (Algorithm::Sha384, sha2::Sha384::digest(input).to_vec()),
         ] {
-            assert_eq!(
-                hash(algorithm, input).as_bytes(),
-                expected,
-                "{algorithm} {len}"
-            );
-            let mut hasher = Hasher::new(algorithm);
+            let ring = table::find(algorithm, Kernel::RingAssembly).expect("ring's engine");
+            assert_eq!(ring.hash(input).as_bytes(), expected, "{algorithm} {len}");
+            let mut hasher = ring.hasher();
             hasher.update(&input[..split]);
             hasher.update(&input[split..]);
             assert_eq!(

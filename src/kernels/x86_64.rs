@@ -6,7 +6,7 @@
 //! input) goes to the best single-stream code, named in its description.
 
 use super::detect::Capabilities;
-use super::engine::{always, Engine, Split};
+use super::engine::{always, Engine, Split, Streaming};
 use super::lanes::avx2::Avx2x8;
 use super::lanes::avx512::{Avx512x16, Avx512x8};
 use super::lanes::{
@@ -14,7 +14,10 @@ use super::lanes::{
 };
 use super::portable::{Xxh3, Xxh3State};
 use super::sha2_portable::sha512::{sha384, sha512};
-use super::{crc, crc_fold, md5, md5_avx512, sha512_avx512, xxh3, Algorithm, Digest, Kernel};
+use super::{
+    crc, crc_fold, md5, md5_avx512, md5_bmi, sha512_avx2, sha512_avx512, xxh3, Algorithm, Digest,
+    Kernel,
+};
 
 /// Our AVX-512 tier: the lane kernels need F and BW (the byte shuffle that loads SHA's
 /// big-endian words), MD5 of one stream VL (ternary logic on XMM registers).
@@ -138,11 +141,50 @@ macro_rules! sha512_avx512 {
     };
 }
 
+/// SHA-384/512 of one stream on our rounds with an AVX2 schedule (`sha512_avx2`), for CPUs
+/// without AVX-512: on AMD Zen 3 faster than ring (`bench/results/amd-epyc-zen3.md`). No lanes:
+/// many files are hashed one by one, each on a core.
+macro_rules! sha512_avx2 {
+    ($algorithm:expr, $portable:expr) => {
+        Engine {
+            algorithm: $algorithm,
+            kernel: Kernel::Avx2,
+            runs_on: |caps| caps.avx2 && caps.bmi1 && caps.bmi2,
+            preferred_on: always,
+            needs: "AVX2, BMI1 and BMI2",
+            describe: |_| "fasthash, BMI2 rounds, AVX2 schedule".into(),
+            streaming: || Box::new(sha512_avx2::with_avx2($portable)),
+            one_shot: |data| {
+                let mut state = sha512_avx2::with_avx2($portable);
+                state.update(data);
+                Digest::from_slice(&state.finalize())
+            },
+            lanes: None,
+            split: Split::Whole,
+        }
+    };
+}
+
+/// MD5 of one stream without AVX-512: the BMI1 assembly, or the scalar kernel where a
+/// hypervisor hides BMI1.
+fn md5_one_stream() -> Box<dyn Streaming> {
+    match md5_bmi::new() {
+        Some(state) => Box::new(state),
+        None => Box::new(md5::Md5::new()),
+    }
+}
+
+fn md5_one_shot(data: &[u8]) -> Digest {
+    Digest::from_slice(&md5_bmi::digest(data).unwrap_or_else(|| md5::digest(data)))
+}
+
 pub(super) static ENGINES: &[Engine] = &[
     sha_avx512!(Algorithm::Sha256, alone: sha2::Sha256, lanes: sha2::Sha256, sha2::SHA256),
     sha_avx512!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
     sha512_avx512!(Algorithm::Sha512, sha2::SHA512, sha512()),
     sha512_avx512!(Algorithm::Sha384, sha2::SHA384, sha384()),
+    sha512_avx2!(Algorithm::Sha512, sha512()),
+    sha512_avx2!(Algorithm::Sha384, sha384()),
     sha_avx512!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
     lane_engine!(
         Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
@@ -158,14 +200,30 @@ pub(super) static ENGINES: &[Engine] = &[
         },
         lanes: 16 x Avx512x16, Md5Lanes, lanes::md5::MD5
     ),
-    // MD5 is one serial chain: AVX2 helps only by hashing several files at once.
+    // MD5 is one serial chain: AVX2 helps only by hashing several files at once; a file alone
+    // goes to the BMI1 assembly (every CPU with AVX2 has BMI1, unless a hypervisor hides it).
     lane_engine!(
         Algorithm::Md5, Kernel::Avx2, runs_on: |caps| caps.avx2, preferred_on: always, needs: "AVX2",
-        describe: |_| "fasthash, AVX2: 8 files side by side (one alone: scalar)".into(),
-        streaming: || Box::new(md5::Md5::new()),
-        one_shot: |data| Digest::from_slice(&md5::digest(data)),
+        describe: |caps| {
+            let alone = if caps.bmi1 { "BMI1 assembly" } else { "scalar" };
+            format!("fasthash, AVX2: 8 files side by side (one alone: {alone})")
+        },
+        streaming: md5_one_stream,
+        one_shot: md5_one_shot,
         lanes: 8 x Avx2x8, Md5Lanes, lanes::md5::MD5
     ),
+    Engine {
+        algorithm: Algorithm::Md5,
+        kernel: Kernel::Bmi,
+        runs_on: |caps| caps.bmi1,
+        preferred_on: always,
+        needs: "BMI1",
+        describe: |_| "fasthash, scalar assembly with BMI1".into(),
+        streaming: md5_one_stream,
+        one_shot: md5_one_shot,
+        lanes: None,
+        split: Split::Whole,
+    },
     xxh3!(
         Algorithm::Xxh3,
         false,
