@@ -1,19 +1,28 @@
-//! `--check`: verify manifests with coreutils' lines, messages and exit codes.
+//! `--check`: verify manifests, with the lines, messages, stops and exit codes of the program
+//! fasthash runs as: coreutils' (and fasthash's), b3sum's or xxhsum's (`CheckDialect`).
 //!
-//! Each manifest is read as a stream, line by line (`io::lines`, `format::manifest`), the files
-//! of the lines at hand hashed in parallel, and the results reported in manifest order
-//! (`NAME: OK`, `NAME: FAILED`, `NAME: FAILED open or read`, written by `format::status`), then
-//! the summary warnings in coreutils' fixed order (`format::messages`). With `--json` each
-//! status is an object, and one summary object ends the run in place of the warnings.
+//! One loop for all of them. Each manifest is read as a stream, line by line (`io::lines`),
+//! each line parsed by the dialect's parser (`format::manifest`), the files of the lines at
+//! hand hashed in parallel, and the results reported in manifest order (`NAME: OK`,
+//! `NAME: FAILED`, ..., written by `format::status`), then the dialect's summary after each
+//! manifest (coreutils' warnings in its fixed order, xxhsum's counts) or at the end (b3sum's
+//! one warning), worded by `format::messages`. What ends a run early differs too: a failed
+//! write to standard output (for xxhsum, only the manifest), and [`Fatal`] failures of b3sum
+//! and xxhsum. With `--json` each status is an object, and one summary object ends the run in
+//! place of the warnings.
 
 use crate::dropin::CheckDialect;
 use crate::error::{Error, ExitStatus};
-use crate::format::manifest::{parse_b3sum_line, Entry, Line, LineParser, ParseOptions, Retag};
+use crate::format::manifest::{
+    parse_b3sum_line, parse_xxhsum_line, Entry, Line, LineParser, ParseOptions, Retag,
+};
 use crate::format::messages::Message;
 use crate::format::status::{
-    write_b3sum_verdict, write_improper_json, write_status, write_summary_json, FileStatus, Listed,
-    ManifestSummary, Summary,
+    write_b3sum_verdict, write_improper_json, write_status, write_summary_json,
+    write_xxhsum_nothing_verified, write_xxhsum_summary, write_xxhsum_unopened,
+    write_xxhsum_verdict, FileStatus, Listed, ManifestSummary, Summary,
 };
+use crate::io::lines::LineReader;
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, hash_inputs, ReadOptions};
@@ -161,26 +170,58 @@ pub struct Checked {
 }
 
 pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) -> Checked {
-    if check.dialect == CheckDialect::B3sum {
-        return run_b3sum(check, out, reporter);
-    }
     let mut manifests: Vec<ManifestCheck> = Vec::new();
-    let total = |manifests: &[ManifestCheck]| Tally::total(manifests.iter().map(|m| &m.tally));
     // One parser for the run: what coreutils remembers from one manifest to the next, it does.
-    let mut parser =
-        LineParser::new(check.parse_options()).with_type_name(check.type_name, check.retag);
+    let mut parser = DialectParser::new(check);
+    let mut stopped = None;
     for manifest in &check.manifests {
-        match check_manifest(check, manifest, &mut parser, out, reporter) {
-            Ok(checked) => manifests.push(checked),
-            Err(e) => {
-                let status = reporter.output_failed(e, ExitStatus::Failure);
-                let tally = total(&manifests);
-                return Checked { status, tally };
+        let mut checked = ManifestCheck {
+            name: manifest.name_bytes().to_vec(),
+            tally: Tally::default(),
+            error: None,
+        };
+        match check_manifest(check, manifest, &mut parser, &mut checked, out, reporter) {
+            Ok(()) => manifests.push(checked),
+            // xxhsum gives up on a manifest whose status line it could not write, not the run.
+            Err(Stop::Output(e)) if matches!(check.dialect, CheckDialect::Xxhsum { .. }) => {
+                checked.error = Some(crate::error::os_error_text(&e));
+                manifests.push(checked);
+            }
+            Err(stop) => {
+                if let Stop::Fatal(_) = stop {
+                    manifests.push(checked);
+                }
+                stopped = Some(stop);
+                break;
             }
         }
     }
-    let tally = total(&manifests);
-    let verified = manifests.iter().all(|m| m.verified(&check.options));
+    let tally = Tally::total(manifests.iter().map(|m| &m.tally));
+    let status = match stopped {
+        Some(Stop::Output(e)) => reporter.output_failed(e, ExitStatus::Failure),
+        // The fatal message comes after every status line before it.
+        Some(Stop::Fatal(fatal)) => match out.flush() {
+            Ok(()) => {
+                reporter.say(&fatal.message());
+                ExitStatus::Failure
+            }
+            Err(e) => reporter.output_failed(e, ExitStatus::Failure),
+        },
+        None => conclude(check, &manifests, tally, out, reporter),
+    };
+    Checked { status, tally }
+}
+
+/// The end of a run that read every manifest: coreutils' JSON summary, b3sum's one warning,
+/// and the exit status.
+fn conclude(
+    check: &Check,
+    manifests: &[ManifestCheck],
+    tally: Tally,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> ExitStatus {
+    let verified = manifests.iter().all(|m| m.verified(check));
     let written = if check.json && !check.options.status {
         let summary = Summary {
             verified,
@@ -195,8 +236,45 @@ pub fn run(check: &Check, out: &mut (impl Write + Send), reporter: &Reporter) ->
     } else {
         Ok(())
     };
-    let status = verified_status(written.and_then(|()| out.flush()), verified, reporter);
-    Checked { status, tally }
+    let written = written.and_then(|()| out.flush());
+    if written.is_ok() && !verified && check.dialect == CheckDialect::B3sum {
+        let failures = tally.failed + tally.unreadable + tally.improper;
+        reporter.say(&Message::B3sumFailures(failures));
+    }
+    verified_status(written, verified, reporter)
+}
+
+/// What ends a run before its last manifest is read through.
+enum Stop {
+    /// Standard output failed.
+    Output(io::Error),
+    /// The program stops here, as b3sum and xxhsum do on some failures.
+    Fatal(Fatal),
+}
+
+impl From<io::Error> for Stop {
+    fn from(error: io::Error) -> Stop {
+        Stop::Output(error)
+    }
+}
+
+/// A failure that ends b3sum's or xxhsum's check at once, with its one message.
+enum Fatal {
+    /// b3sum: a checkfile that cannot be opened or read, or a line that is not UTF-8: the
+    /// error b3sum's `main` returns, in Rust's words.
+    B3sum(String),
+    /// xxhsum: a listed file that opened and could not be read (a directory: `fopen` opens it,
+    /// `fread` fails): xxhsum exits there, with no status line and no summary.
+    XxhsumUnreadable,
+}
+
+impl Fatal {
+    fn message(&self) -> Message<'_> {
+        match self {
+            Fatal::B3sum(reason) => Message::B3sumStopped(reason),
+            Fatal::XxhsumUnreadable => Message::XxhsumReadFailed,
+        }
+    }
 }
 
 /// One manifest checked: its name as given (`-` for standard input), its counts, and why it
@@ -217,16 +295,29 @@ struct NothingChecked {
 }
 
 impl ManifestCheck {
-    /// coreutils' verdict on a manifest: everything it lists verified, and it listed something.
-    fn verified(&self, options: &CheckOptions) -> bool {
+    /// The program's verdict on a manifest. coreutils': everything it lists verified, and it
+    /// listed something; xxhsum's adds that `--ignore-missing` found something; b3sum's: no
+    /// line or file failed.
+    fn verified(&self, check: &Check) -> bool {
+        let options = &check.options;
         let tally = &self.tally;
-        let nothing = self.nothing_checked(options);
-        self.error.is_none()
-            && !nothing.no_proper_lines
-            && !nothing.no_file_verified
-            && tally.failed == 0
-            && tally.unreadable == 0
-            && (!options.strict || tally.improper == 0)
+        let nothing_failed = self.error.is_none() && tally.failed == 0 && tally.unreadable == 0;
+        match check.dialect {
+            CheckDialect::B3sum => nothing_failed && tally.improper == 0,
+            CheckDialect::Xxhsum { .. } => {
+                nothing_failed
+                    && tally.any_listed()
+                    && (!options.strict || tally.improper == 0)
+                    && !(options.ignore_missing && tally.ok == 0)
+            }
+            CheckDialect::Coreutils | CheckDialect::Fasthash => {
+                let nothing = self.nothing_checked(options);
+                nothing_failed
+                    && !nothing.no_proper_lines
+                    && !nothing.no_file_verified
+                    && (!options.strict || tally.improper == 0)
+            }
+        }
     }
 
     /// Which of [`NothingChecked`]'s failures the manifest has: neither when it could not be
@@ -266,14 +357,6 @@ pub(crate) fn verified_status(
     }
 }
 
-/// What the worker hands back for one manifest line.
-enum Outcome {
-    NotChecked,
-    /// The algorithm the file matched under (the line's, or one of its fallbacks), `None`
-    /// when it matched under none, or why it could not be read.
-    Verified(io::Result<Option<Algorithm>>),
-}
-
 /// Hashes the named file and compares, under the line's algorithm and then, only on a
 /// mismatch, under each of its fallbacks in turn: the algorithm that matched, if any.
 pub(crate) fn verify(
@@ -308,8 +391,8 @@ fn verify_fallbacks(
 /// on an endless manifest.
 const BATCH_LINES: usize = 4096;
 
-/// Checks one manifest as it is read, counting what it finds. An `Err` is a failure to write
-/// standard output, which ends the run at once, as coreutils ends it.
+/// Checks one manifest as it is read, counting what it finds in `checked`. An `Err` is what
+/// ends the run there (for xxhsum, a failed write ends only the manifest).
 ///
 /// Each batch is the lines the reader holds without waiting for more; their files are hashed
 /// side by side and reported in manifest order, and standard output is flushed before the
@@ -317,102 +400,297 @@ const BATCH_LINES: usize = 4096;
 fn check_manifest(
     check: &Check,
     manifest: &Input,
-    parser: &mut LineParser,
+    parser: &mut DialectParser,
+    checked: &mut ManifestCheck,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
-) -> io::Result<ManifestCheck> {
-    let manifest_name = message_name(manifest);
-    // coreutils reports a failed read of a manifest without the system's reason.
-    let read_error = Message::ManifestReadError {
-        manifest: manifest_name,
-    };
-    let mut checked = ManifestCheck {
-        name: manifest.name_bytes().to_vec(),
-        tally: Tally::default(),
-        error: None,
-    };
-    let extensions = check.dialect == CheckDialect::Fasthash;
-    let terminator = crate::format::line_end(check.zero_terminated);
-    let mut lines = match crate::io::line_reader(manifest, terminator, extensions) {
+) -> Result<(), Stop> {
+    let manifest_name = message_name(check.dialect, manifest);
+    let mut lines = match check.dialect.line_reader(manifest, check.zero_terminated) {
         Ok(lines) => lines,
         Err(source) => {
-            checked.error = Some(crate::error::os_error_text(&source));
-            if *manifest == Input::Stdin {
-                reporter.say_after(out, &read_error)?;
-            } else {
-                let error = Error::Input {
-                    name: manifest.name_bytes().to_vec(),
-                    source,
-                };
-                reporter.error_after(out, &error)?;
-            }
-            return Ok(checked);
+            let failed = Unreadable::Opening(source);
+            return manifest_unreadable(check.dialect, manifest, failed, checked, out, reporter);
         }
     };
     parser.next_manifest(*manifest == Input::Stdin);
-
     let mut line_number = 0;
     let mut batch: Vec<Item> = Vec::new();
     loop {
         if !lines.has_buffered_line() {
             out.flush()?;
         }
-        match lines.read_line() {
-            Ok(Some(text)) => batch.extend(item(check, parser, &mut line_number, text)),
+        // A line that ends the run ends the batch: the lines before it are checked first.
+        let mut fatal = match lines.read_line() {
+            Ok(Some(text)) => parser.take(check, &mut line_number, text, &mut batch).err(),
             Ok(None) => break,
+            // xxhsum reads lines until one fails, as if to the end.
+            Err(_) if matches!(check.dialect, CheckDialect::Xxhsum { .. }) => break,
             Err(source) => {
-                checked.error = Some(crate::error::os_error_text(&source));
-                reporter.say_after(out, &read_error)?;
-                return Ok(checked);
+                let failed = Unreadable::Reading(source);
+                return manifest_unreadable(
+                    check.dialect,
+                    manifest,
+                    failed,
+                    checked,
+                    out,
+                    reporter,
+                );
             }
-        }
-        while batch.len() < BATCH_LINES {
+        };
+        while fatal.is_none() && batch.len() < BATCH_LINES {
             let Some(text) = lines.buffered_line() else {
                 break;
             };
-            batch.extend(item(check, parser, &mut line_number, text));
+            fatal = parser.take(check, &mut line_number, text, &mut batch).err();
         }
         check_batch(check, manifest, &batch, &mut checked.tally, out, reporter)?;
         batch.clear();
-    }
-    report_summary(check, manifest_name, &checked, out, reporter)?;
-    Ok(checked)
-}
-
-/// A manifest as coreutils names it in messages.
-fn message_name(manifest: &Input) -> &[u8] {
-    match manifest {
-        Input::Stdin => b"standard input",
-        Input::Path(path) => path.as_os_str().as_bytes(),
-    }
-}
-
-/// Parses the next manifest line: the line to check or report, or `None` for one that does not
-/// count (empty, a comment, or a file the walk filters leave out).
-fn item(
-    check: &Check,
-    parser: &mut LineParser,
-    line_number: &mut usize,
-    text: &[u8],
-) -> Option<Item> {
-    *line_number += 1;
-    let line = parser.parse(text);
-    let target = match &line {
-        Line::Entry(entry) => Some(Input::from_arg(OsStr::from_bytes(&entry.name).into())),
-        Line::Skip => return None,
-        Line::Improper => None,
-    };
-    if let Some(Input::Path(path)) = &target {
-        if !check.filter.selects_listed(path) {
-            return None;
+        if let Some(fatal) = fatal {
+            return Err(Stop::Fatal(fatal));
         }
     }
-    Some(Item {
-        line_number: *line_number,
-        line,
-        target,
-        type_name: parser.type_name(),
-    })
+    report_summary(check, manifest_name, checked, out, reporter)
+}
+
+/// A manifest that could not be opened, or read to its end, as each program reports it:
+/// coreutils with its name (without the system's reason once reading began), xxhsum with its
+/// own words, and the run goes on; b3sum stops there.
+fn manifest_unreadable(
+    dialect: CheckDialect,
+    manifest: &Input,
+    failed: Unreadable,
+    checked: &mut ManifestCheck,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> Result<(), Stop> {
+    let (Unreadable::Opening(source) | Unreadable::Reading(source)) = &failed;
+    if dialect == CheckDialect::B3sum {
+        return Err(Stop::Fatal(Fatal::B3sum(source.to_string())));
+    }
+    let reason = crate::error::os_error_text(source);
+    let name = message_name(dialect, manifest);
+    checked.error = Some(reason.clone());
+    match (dialect, failed, manifest) {
+        (CheckDialect::Xxhsum { .. }, _, _) => {
+            let cannot_open = Message::XxhsumCannotOpen {
+                manifest: name,
+                reason: &reason,
+            };
+            reporter.say_after(out, &cannot_open)?;
+        }
+        (_, Unreadable::Opening(source), Input::Path(_)) => {
+            let error = Error::Input {
+                name: manifest.name_bytes().to_vec(),
+                source,
+            };
+            reporter.error_after(out, &error)?;
+        }
+        // coreutils reports a failed read of a manifest without the system's reason.
+        _ => reporter.say_after(out, &Message::ManifestReadError { manifest: name })?,
+    }
+    Ok(())
+}
+
+/// Why a manifest could not be read: it did not open, or a read failed.
+enum Unreadable {
+    Opening(io::Error),
+    Reading(io::Error),
+}
+
+/// A manifest as the program names it in messages: coreutils' `standard input`, xxhsum's
+/// `stdin`, else the name as given.
+fn message_name(dialect: CheckDialect, manifest: &Input) -> &[u8] {
+    match (manifest, dialect) {
+        (Input::Stdin, CheckDialect::Xxhsum { .. }) => b"stdin",
+        (Input::Stdin, _) => b"standard input",
+        (Input::Path(path), _) => path.as_os_str().as_bytes(),
+    }
+}
+
+impl CheckDialect {
+    /// Whether the files of later lines may be opened and read while earlier ones are checked.
+    /// Not xxhsum's: it stops at the first listed file that opens and cannot be read, and
+    /// opens nothing after it (a FIFO listed later, opened ahead, would block a run that
+    /// xxhsum ends), so it checks one line after the other, as it does.
+    fn reads_ahead(self) -> bool {
+        !matches!(self, CheckDialect::Xxhsum { .. })
+    }
+
+    /// The manifest opened to be read line by line, as the program splits it: on NUL under
+    /// `-z`; a byte-order mark dropped under fasthash's name; xxhsum keeps a CR before the
+    /// newline (it becomes part of the name or the digest).
+    fn line_reader(
+        self,
+        manifest: &Input,
+        zero_terminated: bool,
+    ) -> io::Result<LineReader<Box<dyn io::Read>>> {
+        let terminator = crate::format::line_end(zero_terminated);
+        let lines = crate::io::line_reader(manifest, terminator, self == CheckDialect::Fasthash)?;
+        Ok(match self {
+            CheckDialect::Xxhsum { .. } => lines.keeping_carriage_returns(),
+            _ => lines,
+        })
+    }
+}
+
+/// The line parser of the run's dialect: coreutils' (with fasthash's extensions under its
+/// name), b3sum's or xxhsum's (`format::manifest`).
+enum DialectParser {
+    Coreutils(LineParser),
+    B3sum,
+    Xxhsum {
+        little_endian: bool,
+        /// Under `xxhNNsum`, only that algorithm's lines are read.
+        only: Option<Algorithm>,
+    },
+}
+
+impl DialectParser {
+    fn new(check: &Check) -> DialectParser {
+        match check.dialect {
+            CheckDialect::B3sum => DialectParser::B3sum,
+            CheckDialect::Xxhsum { little_endian } => DialectParser::Xxhsum {
+                little_endian,
+                only: check.algorithm,
+            },
+            CheckDialect::Coreutils | CheckDialect::Fasthash => DialectParser::Coreutils(
+                LineParser::new(check.parse_options()).with_type_name(check.type_name, check.retag),
+            ),
+        }
+    }
+
+    fn next_manifest(&mut self, manifest_is_stdin: bool) {
+        if let DialectParser::Coreutils(parser) = self {
+            parser.next_manifest(manifest_is_stdin);
+        }
+    }
+
+    /// Parses the next manifest line into `batch`, unless it does not count (empty, a
+    /// comment, or a file the walk filters leave out); `Err` for a line that ends the run.
+    fn take(
+        &mut self,
+        check: &Check,
+        line_number: &mut usize,
+        text: &[u8],
+        batch: &mut Vec<Item>,
+    ) -> Result<(), Fatal> {
+        *line_number += 1;
+        let Some(reading) = self.read(text)? else {
+            return Ok(());
+        };
+        if let Reading::Listed {
+            target: Input::Path(path),
+            ..
+        } = &reading
+        {
+            if !check.filter.selects_listed(path) {
+                return Ok(());
+            }
+        }
+        batch.push(Item {
+            line_number: *line_number,
+            reading,
+            type_name: match self {
+                DialectParser::Coreutils(parser) => parser.type_name(),
+                _ => None,
+            },
+        });
+        Ok(())
+    }
+
+    /// One line as the dialect reads it; None for a line that does not count.
+    fn read(&mut self, text: &[u8]) -> Result<Option<Reading>, Fatal> {
+        let reading = match self {
+            DialectParser::Coreutils(parser) => match parser.parse(text) {
+                Line::Skip => return Ok(None),
+                Line::Improper => Reading::Improper(None),
+                Line::Entry(entry) => {
+                    let target = Input::from_arg(OsStr::from_bytes(&entry.name).into());
+                    Reading::listed(entry, target)
+                }
+            },
+            DialectParser::B3sum => {
+                let Ok(text) = std::str::from_utf8(text) else {
+                    return Err(Fatal::B3sum("stream did not contain valid UTF-8".into()));
+                };
+                match parse_b3sum_line(text) {
+                    Err(reason) => Reading::Improper(Some(reason)),
+                    Ok(line) => Reading::Listed {
+                        target: Input::Path(PathBuf::from(&line.path)),
+                        entry: Entry {
+                            algorithm: Algorithm::Blake3,
+                            expected: line.expected,
+                            name: line.path.into_bytes(),
+                            fallbacks: &[],
+                        },
+                        shown: Some(line.shown),
+                    },
+                }
+            }
+            DialectParser::Xxhsum { .. } if text.first() == Some(&b'#') => return Ok(None),
+            DialectParser::Xxhsum {
+                little_endian,
+                only,
+            } => match parse_xxhsum_line(text, *little_endian, *only) {
+                None => Reading::Improper(None),
+                // xxhsum reads its own standard input for a file named `stdin`; `-` is a name.
+                Some(entry) => {
+                    let target = match entry.name.as_slice() {
+                        b"stdin" => Input::Stdin,
+                        name => Input::Path(PathBuf::from(OsStr::from_bytes(name))),
+                    };
+                    Reading::listed(entry, target)
+                }
+            },
+        };
+        Ok(Some(reading))
+    }
+}
+
+/// What a manifest line that counts says.
+enum Reading {
+    /// A file to verify: the line's entry, the file it names, and, for b3sum, the name as the
+    /// line writes it (what its status lines show).
+    Listed {
+        entry: Entry,
+        target: Input,
+        shown: Option<String>,
+    },
+    /// Not a checksum line; b3sum says why.
+    Improper(Option<&'static str>),
+}
+
+impl Reading {
+    fn listed(entry: Entry, target: Input) -> Reading {
+        Reading::Listed {
+            entry,
+            target,
+            shown: None,
+        }
+    }
+
+    fn target(&self) -> Option<&Input> {
+        match self {
+            Reading::Listed { target, .. } => Some(target),
+            Reading::Improper(_) => None,
+        }
+    }
+}
+
+/// One manifest line that counts.
+struct Item {
+    line_number: usize,
+    reading: Reading,
+    /// The algorithm a malformed line is reported under (cksum's changes line by line).
+    type_name: Option<&'static str>,
+}
+
+/// The files a run of lines names, in order.
+fn targets(run: &[Item]) -> Vec<&Input> {
+    run.iter()
+        .filter_map(|item| item.reading.target())
+        .collect()
 }
 
 /// Verifies a batch of lines, their files hashed side by side, and reports them in order.
@@ -423,24 +701,27 @@ fn check_batch(
     tally: &mut Tally,
     out: &mut (impl Write + Send),
     reporter: &Reporter,
-) -> io::Result<()> {
+) -> Result<(), Stop> {
     // Standard input named twice is read in order; batches run one after another.
-    let stages = check.run.stages(must_run_in_order(
-        items.iter().filter_map(|i| i.target.as_ref()),
-    ));
+    let reads_ahead = check.dialect.reads_ahead();
+    let targets_in_order = must_run_in_order(items.iter().filter_map(|i| i.reading.target()));
+    let stages = check.run.stages(!reads_ahead || targets_in_order);
     // Runs of lines as long as a hashing batch of the first line's algorithm (one line where
     // its engine has no lanes): a run's files of one algorithm go through the lanes together,
     // as `-r` hashes them.
     let batch = items
         .iter()
-        .find_map(|item| match &item.line {
-            Line::Entry(entry) => Some(table::chosen(entry.algorithm).batch_size()),
-            _ => None,
+        .find_map(|item| match &item.reading {
+            Reading::Listed { entry, .. } => Some(table::chosen(entry.algorithm).batch_size()),
+            Reading::Improper(_) => None,
         })
         .unwrap_or(1);
     // A run's files are held open together: as many as the descriptor budget allows.
-    let batch = crate::io::descriptors::batch_size(batch);
-    let mut write_result = Ok(());
+    let batch = match reads_ahead {
+        true => crate::io::descriptors::batch_size(batch),
+        false => 1,
+    };
+    let mut reported = Ok(());
     for_each_ordered(
         items.chunks(batch),
         stages,
@@ -449,15 +730,27 @@ fn check_batch(
         |_, run, outcomes| {
             for (item, outcome) in run.iter().zip(outcomes) {
                 let result = report_line(check, manifest, item, outcome, tally, out, reporter);
-                if let Err(e) = result {
-                    write_result = Err(e);
+                if let Err(stop) = result {
+                    reported = Err(stop);
                     return ControlFlow::Break(());
                 }
             }
             ControlFlow::Continue(())
         },
     );
-    write_result
+    reported
+}
+
+/// What the worker hands back for one manifest line.
+enum Outcome {
+    NotChecked,
+    /// The algorithm the file matched under (the line's, or one of its fallbacks), `None`
+    /// when it matched under none, or why it could not be read; and whether it was opened
+    /// (xxhsum stops at a file that opened and could not be read).
+    Verified {
+        result: io::Result<Option<Algorithm>>,
+        opened: bool,
+    },
 }
 
 /// Verifies a run of lines: the files of the lines of each algorithm hashed together (side by
@@ -468,7 +761,7 @@ fn verify_run(run: &[Item], mut ahead: Ahead, options: &ReadOptions) -> Vec<Outc
     let places: Vec<Option<usize>> = run
         .iter()
         .scan(0, |next, item| {
-            Some(item.target.as_ref().map(|_| {
+            Some(item.reading.target().map(|_| {
                 *next += 1;
                 *next - 1
             }))
@@ -477,34 +770,46 @@ fn verify_run(run: &[Item], mut ahead: Ahead, options: &ReadOptions) -> Vec<Outc
     let mut outcomes: Vec<Option<Outcome>> = run.iter().map(|_| None).collect();
     let mut algorithms: Vec<Algorithm> = Vec::new();
     for item in run {
-        match (&item.line, &item.target) {
-            (Line::Entry(entry), Some(_)) if !algorithms.contains(&entry.algorithm) => {
-                algorithms.push(entry.algorithm)
+        if let Reading::Listed { entry, .. } = &item.reading {
+            if !algorithms.contains(&entry.algorithm) {
+                algorithms.push(entry.algorithm);
             }
-            _ => {}
         }
     }
     for algorithm in algorithms {
         let lines: Vec<(usize, &Entry, &Input)> = run
             .iter()
             .enumerate()
-            .filter_map(|(index, item)| match (&item.line, &item.target) {
-                (Line::Entry(entry), Some(input)) if entry.algorithm == algorithm => {
-                    Some((index, entry, input))
+            .filter_map(|(index, item)| match &item.reading {
+                Reading::Listed { entry, target, .. } if entry.algorithm == algorithm => {
+                    Some((index, entry, target))
                 }
                 _ => None,
             })
             .collect();
         let inputs: Vec<&Input> = lines.iter().map(|(_, _, input)| *input).collect();
+        // The open stage fails a file only when it could not be opened.
+        let unopened: Vec<bool> = lines
+            .iter()
+            .map(|(index, _, _)| {
+                places[*index]
+                    .is_some_and(|place| matches!(ahead.files.get(place), Some(Some(Err(_)))))
+            })
+            .collect();
         let opened = ahead.part(lines.iter().map(|(index, _, _)| places[*index]));
         let digests = hash_inputs(&inputs, opened, algorithm, options);
-        for ((index, entry, input), digest) in lines.into_iter().zip(digests) {
-            let verdict = match digest {
+        for (((index, entry, input), digest), unopened) in
+            lines.into_iter().zip(digests).zip(unopened)
+        {
+            let result = match digest {
                 Ok(digest) if digest == entry.expected => Ok(Some(algorithm)),
                 Ok(_) => verify_fallbacks(entry, input, options),
                 Err(error) => Err(error),
             };
-            outcomes[index] = Some(Outcome::Verified(verdict));
+            outcomes[index] = Some(Outcome::Verified {
+                result,
+                opened: !unopened,
+            });
         }
     }
     outcomes
@@ -513,21 +818,7 @@ fn verify_run(run: &[Item], mut ahead: Ahead, options: &ReadOptions) -> Vec<Outc
         .collect()
 }
 
-/// The files a run of lines names, in order.
-fn targets(run: &[Item]) -> Vec<&Input> {
-    run.iter().filter_map(|item| item.target.as_ref()).collect()
-}
-
-/// One manifest line that counts: what it says, and the file it names.
-struct Item {
-    line_number: usize,
-    line: Line,
-    target: Option<Input>,
-    /// The algorithm a malformed line is reported under (cksum's changes line by line).
-    type_name: Option<&'static str>,
-}
-
-/// Counts one line and reports it: a malformed line under `--warn`, a file's status.
+/// Counts one line and reports it as the program does.
 fn report_line(
     check: &Check,
     manifest: &Input,
@@ -536,28 +827,84 @@ fn report_line(
     tally: &mut Tally,
     out: &mut impl Write,
     reporter: &Reporter,
-) -> io::Result<()> {
-    let options: &CheckOptions = &check.options;
-    let entry = match (&item.line, outcome) {
-        (Line::Improper, _) => {
+) -> Result<(), Stop> {
+    let (entry, shown, result, opened) = match (&item.reading, outcome) {
+        (Reading::Improper(reason), _) => {
             tally.improper += 1;
-            return match (options.warn, check.json) {
-                (false, _) => Ok(()),
-                (true, true) => write_improper_json(out, manifest.name_bytes(), item.line_number),
-                (true, false) => {
-                    let improper = Message::ImproperLine {
-                        manifest: message_name(manifest),
-                        line_number: item.line_number,
-                        algorithm: item.type_name,
-                    };
-                    reporter.say_after(out, &improper)
-                }
-            };
+            return Ok(report_improper(
+                check, manifest, item, *reason, out, reporter,
+            )?);
         }
-        (Line::Entry(entry), Outcome::Verified(result)) => (entry, result),
-        (Line::Entry(_), Outcome::NotChecked) | (Line::Skip, _) => return Ok(()),
+        (Reading::Listed { entry, shown, .. }, Outcome::Verified { result, opened }) => {
+            (entry, shown, result, opened)
+        }
+        (Reading::Listed { .. }, Outcome::NotChecked) => return Ok(()),
     };
-    let (entry, result) = entry;
+    match check.dialect {
+        CheckDialect::B3sum => {
+            let shown = shown.as_deref().unwrap_or_default();
+            Ok(report_b3sum_file(check, shown, result, tally, out)?)
+        }
+        CheckDialect::Xxhsum { .. } => {
+            let listed = (message_name(check.dialect, manifest), item.line_number);
+            report_xxhsum_file(check, listed, entry, result, opened, tally, out)
+        }
+        CheckDialect::Coreutils | CheckDialect::Fasthash => Ok(report_file(
+            check, manifest, item, result, tally, out, reporter,
+        )?),
+    }
+}
+
+/// A line that is not a checksum line: reported under `--warn` by coreutils (and as JSON) and
+/// xxhsum, always by b3sum, which says why.
+fn report_improper(
+    check: &Check,
+    manifest: &Input,
+    item: &Item,
+    reason: Option<&str>,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> io::Result<()> {
+    let manifest_name = message_name(check.dialect, manifest);
+    let line_number = item.line_number;
+    match (check.dialect, check.options.warn, check.json) {
+        (CheckDialect::B3sum, _, _) => {
+            reporter.say_after(out, &Message::B3sumLine(reason.unwrap_or_default()))
+        }
+        (_, false, _) => Ok(()),
+        (CheckDialect::Xxhsum { .. }, true, _) => {
+            let improper = Message::XxhsumImproperLine {
+                manifest: manifest_name,
+                line_number,
+            };
+            reporter.say_after(out, &improper)
+        }
+        (_, true, true) => write_improper_json(out, manifest.name_bytes(), line_number),
+        (_, true, false) => {
+            let improper = Message::ImproperLine {
+                manifest: manifest_name,
+                line_number,
+                algorithm: item.type_name,
+            };
+            reporter.say_after(out, &improper)
+        }
+    }
+}
+
+/// A listed file's status as coreutils reports it (and, with `--json`, as an object).
+fn report_file(
+    check: &Check,
+    manifest: &Input,
+    item: &Item,
+    result: io::Result<Option<Algorithm>>,
+    tally: &mut Tally,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> io::Result<()> {
+    let Reading::Listed { entry, .. } = &item.reading else {
+        return Ok(());
+    };
+    let options: &CheckOptions = &check.options;
     let (status, algorithm) = match result {
         Err(e) if options.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
             tally.missing += 1;
@@ -598,22 +945,109 @@ fn report_line(
     write_status(out, &entry.name, &status, Some(&listed), check.json)
 }
 
+/// A listed file's status as b3sum reports it: a file it cannot read is a failure like a
+/// mismatch (`NAME: FAILED (REASON)`), and `--quiet` leaves out only the OKs.
+fn report_b3sum_file(
+    check: &Check,
+    shown: &str,
+    result: io::Result<Option<Algorithm>>,
+    tally: &mut Tally,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let verdict = result.map(|matched| matched.is_some());
+    match &verdict {
+        Ok(true) => tally.ok += 1,
+        Ok(false) => tally.failed += 1,
+        Err(_) => tally.unreadable += 1,
+    }
+    if check.options.quiet && matches!(verdict, Ok(true)) {
+        return Ok(());
+    }
+    write_b3sum_verdict(out, shown, verdict.as_ref().copied())
+}
+
+/// A listed file's status as xxhsum reports it: one it cannot open on standard output, where
+/// it is listed (passed over in silence under `--ignore-missing`, whatever the reason); one
+/// that opened and cannot be read ends the run.
+fn report_xxhsum_file(
+    check: &Check,
+    (manifest, line_number): (&[u8], usize),
+    entry: &Entry,
+    result: io::Result<Option<Algorithm>>,
+    opened: bool,
+    tally: &mut Tally,
+    out: &mut impl Write,
+) -> Result<(), Stop> {
+    let options = &check.options;
+    let matched = match result {
+        Ok(matched) => matched.is_some(),
+        Err(_) if opened => return Err(Stop::Fatal(Fatal::XxhsumUnreadable)),
+        Err(_) if options.ignore_missing => {
+            tally.missing += 1;
+            return Ok(());
+        }
+        Err(error) => {
+            tally.unreadable += 1;
+            if options.status {
+                return Ok(());
+            }
+            let reason = crate::error::os_error_text(&error);
+            return Ok(write_xxhsum_unopened(
+                out,
+                manifest,
+                line_number,
+                &entry.name,
+                &reason,
+            )?);
+        }
+    };
+    tally.count(if matched {
+        &FileStatus::Ok
+    } else {
+        &FileStatus::Failed
+    });
+    if options.status || (matched && options.quiet) {
+        return Ok(());
+    }
+    Ok(write_xxhsum_verdict(out, &entry.name, matched)?)
+}
+
 /// Whether a file's status is written: `--status` leaves out every one, `--quiet` the OKs.
 pub(crate) fn is_shown(options: &CheckOptions, status: &FileStatus) -> bool {
     !(options.status || (options.quiet && *status == FileStatus::Ok))
 }
 
+/// What the program says after a manifest: coreutils' warnings or xxhsum's summary (b3sum
+/// says nothing until the end of the run).
+fn report_summary(
+    check: &Check,
+    manifest: &[u8],
+    checked: &ManifestCheck,
+    out: &mut impl Write,
+    reporter: &Reporter,
+) -> Result<(), Stop> {
+    match check.dialect {
+        CheckDialect::B3sum => Ok(()),
+        CheckDialect::Xxhsum { .. } => {
+            report_xxhsum_summary(&check.options, manifest, &checked.tally, out, reporter);
+            Ok(())
+        }
+        CheckDialect::Coreutils | CheckDialect::Fasthash => Ok(report_coreutils_summary(
+            check, manifest, checked, out, reporter,
+        )?),
+    }
+}
+
 /// coreutils' warnings after a manifest, in its order. The first is an error, printed even
 /// under `--status`, and so with `--json` too; the others are what `--json`'s summary object
 /// says instead.
-fn report_summary(
+fn report_coreutils_summary(
     check: &Check,
-    manifest_name: &[u8],
+    manifest: &[u8],
     checked: &ManifestCheck,
     out: &mut impl Write,
     reporter: &Reporter,
 ) -> io::Result<()> {
-    let manifest = manifest_name;
     let tally = &checked.tally;
     let nothing = checked.nothing_checked(&check.options);
     if nothing.no_proper_lines {
@@ -636,78 +1070,22 @@ fn report_summary(
     Ok(())
 }
 
-/// `b3sum -c`: b3sum's own rules and words (b3sum 1.8), which differ from coreutils' at every
-/// turn. Each line is parsed by [`parse_b3sum_line`]; a line that does not parse is reported as
-/// `b3sum: REASON` and counts as a failure, like a file that cannot be read (`NAME: FAILED
-/// (REASON)`, on stdout) or does not match. One warning at the end counts all of them. A
-/// checkfile that cannot be opened, or a line that is not UTF-8, ends the run there with
-/// `Error: REASON` and no warning, as b3sum's `main` returning its error does.
-fn run_b3sum(check: &Check, out: &mut impl Write, reporter: &Reporter) -> Checked {
-    let mut tally = Tally::default();
-    let outcome = check_b3sum_files(check, out, reporter, &mut tally);
-    let failed = tally.failed + tally.unreadable + tally.improper;
-    let status = match outcome.and_then(|fatal| out.flush().map(|()| fatal)) {
-        Ok(None) if failed == 0 => ExitStatus::Success,
-        Ok(None) => {
-            reporter.say(&Message::B3sumFailures(failed));
-            ExitStatus::Failure
-        }
-        Ok(Some(fatal)) => {
-            crate::report::write_stderr(format!("Error: {fatal}\n").as_bytes());
-            ExitStatus::Failure
-        }
-        Err(e) => reporter.output_failed(e, ExitStatus::Failure),
-    };
-    Checked { status, tally }
-}
-
-/// The checkfiles of `b3sum -c`, in order, counted in `tally`: `Ok(Some(reason))` for an error
-/// that ends the run, `Err` for a failed write to standard output.
-fn check_b3sum_files(
-    check: &Check,
+/// xxhsum's summary after a manifest: a manifest that listed nothing is an error on standard
+/// error; the counts go to standard output (not under `--status`), and so does `--ignore-missing`
+/// finding nothing, whatever `--status` says. xxhsum does not check these writes.
+fn report_xxhsum_summary(
+    options: &CheckOptions,
+    manifest: &[u8],
+    tally: &Tally,
     out: &mut impl Write,
     reporter: &Reporter,
-    tally: &mut Tally,
-) -> io::Result<Option<String>> {
-    for checkfile in &check.manifests {
-        // Read as a stream, each line checked and its status written before the next is read.
-        let mut lines = match crate::io::line_reader(checkfile, b'\n', false) {
-            Ok(lines) => lines,
-            Err(e) => return Ok(Some(e.to_string())),
-        };
-        loop {
-            if !lines.has_buffered_line() {
-                out.flush()?;
-            }
-            let line = match lines.read_line() {
-                Ok(Some(line)) => line,
-                Ok(None) => break,
-                Err(e) => return Ok(Some(e.to_string())),
-            };
-            let Ok(line) = std::str::from_utf8(line) else {
-                return Ok(Some("stream did not contain valid UTF-8".into()));
-            };
-            let parsed = match parse_b3sum_line(line) {
-                Ok(parsed) => parsed,
-                Err(reason) => {
-                    tally.improper += 1;
-                    reporter.say_after(out, &Message::B3sumLine(reason))?;
-                    continue;
-                }
-            };
-            let input = Input::Path(PathBuf::from(&parsed.path));
-            let verdict = hash_input(&input, Algorithm::Blake3, &check.run.read)
-                .map(|digest| digest == parsed.expected);
-            match &verdict {
-                Ok(true) => tally.ok += 1,
-                Ok(false) => tally.failed += 1,
-                Err(_) => tally.unreadable += 1,
-            }
-            if check.options.quiet && verdict.as_ref().is_ok_and(|matched| *matched) {
-                continue;
-            }
-            write_b3sum_verdict(out, &parsed.shown, verdict.as_ref().map(|m| *m))?;
-        }
+) {
+    if !tally.any_listed() {
+        let _ = reporter.say_after(out, &Message::XxhsumNoProperLines { manifest });
+    } else if !options.status {
+        let _ = write_xxhsum_summary(out, tally);
     }
-    Ok(None)
+    if options.ignore_missing && tally.ok == 0 {
+        let _ = write_xxhsum_nothing_verified(out, manifest);
+    }
 }

@@ -70,13 +70,16 @@ impl Reporter {
         Reporter { program, style }
     }
 
-    /// Prints `PROGRAM: MESSAGE` on standard error (a failure is remembered:
+    /// Prints `PROGRAM: MESSAGE` (or the bare message, for those printed so:
+    /// [`Message::names_the_program`]) on standard error (a failure is remembered:
     /// [`stderr_failed`]).
     pub fn say(&self, message: &Message) {
         let text = message.render(self.style);
         let mut line = Vec::with_capacity(self.program.len() + text.len() + 3);
-        line.extend_from_slice(self.program.as_bytes());
-        line.extend_from_slice(b": ");
+        if message.names_the_program() {
+            line.extend_from_slice(self.program.as_bytes());
+            line.extend_from_slice(b": ");
+        }
         line.extend_from_slice(&text);
         line.push(b'\n');
         write_stderr(&line);

@@ -263,3 +263,105 @@ fn check_stops_at_a_listed_directory_as_xxhsum_does() {
         }
     }
 }
+
+/// The edges of `xxhsum -c` that its lines, reading and stops decide, each asserted whole: a
+/// CR before the newline stays in the name, a manifest that cannot be read is read as if to
+/// its end, one that cannot be opened is reported and the next one checked, `stdin` names
+/// standard input and `-` a file, `--little-endian` reads untagged digests reversed, `_LE` tags
+/// are reversed whatever it says, the four algorithms mix in one manifest, comment lines count
+/// in line numbers, and a listed directory stops the run, nothing after it opened.
+#[test]
+fn check_edges_as_xxhsum_0_8_3_has_them() {
+    use xxhash_rust::{xxh3, xxh32::xxh32, xxh64::xxh64};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a"), b"hello\n").unwrap();
+    std::fs::write(d.join("-"), b"dash").unwrap();
+    std::fs::create_dir(d.join("dir")).unwrap();
+    let a64 = format!("{:016x}", xxh64(b"hello\n", 0));
+    let a64_le: String = a64
+        .as_bytes()
+        .chunks(2)
+        .rev()
+        .map(|pair| String::from_utf8_lossy(pair).into_owned())
+        .collect();
+    let lines = [
+        "# a comment counts as a line\n".to_string(),
+        format!("{:08x}  a\n", xxh32(b"hello\n", 0)),
+        format!("XXH64 (a) = {a64}\n"),
+        format!("XXH64_LE (a) = {a64_le}\n"),
+        format!("XXH3_{:016x}  a\n", xxh3::xxh3_64(b"hello\n")),
+        format!("XXH128 (a) = {:032x}\n", xxh3::xxh3_128(b"hello\n")),
+        format!("{:016x}  -\n", xxh64(b"dash", 0)),
+        format!("{:016x}  stdin\n", xxh64(b"piped", 0)),
+        format!("{a64}  a\r\n"),
+        "not a line\n".to_string(),
+    ];
+    std::fs::write(d.join("S"), lines.concat()).unwrap();
+    std::fs::write(d.join("LE"), format!("{a64_le}  a\n")).unwrap();
+    let mut long = format!("{a64}  a\n").repeat(200);
+    long.push_str(&format!("{a64}  dir\n"));
+    // Never opened: xxhsum has stopped (a FIFO opened ahead would block the run).
+    common::make_fifo(d, "fifo");
+    long.push_str(&format!("{a64}  fifo\n"));
+    long.push_str(&format!("{a64}  a\n").repeat(200));
+    std::fs::write(d.join("LONG"), long).unwrap();
+    let run = |program: &str, args: &[&str]| {
+        fasthash(d)
+            .called(program)
+            .args(args)
+            .stdin(b"piped")
+            .output()
+    };
+    let oks = "a: OK\n".repeat(5);
+    common::assert_output(
+        "xxhsum -c -w S",
+        &run("xxhsum", &["-c", "-w", "S"]),
+        &format!(
+            "{oks}-: OK\nstdin: OK\nS:9: Could not open or read 'a\r': No such file or \
+             directory.\n1 line is improperly formatted\n1 listed file could not be read\n"
+        ),
+        "S:10: Error: Improperly formatted checksum line.\n",
+        1,
+    );
+    common::assert_output(
+        "xxh3sum -c S",
+        &run("xxh3sum", &["-c", "S"]),
+        "a: OK\n8 lines are improperly formatted\n",
+        "",
+        0,
+    );
+    common::assert_output(
+        "xxhsum -c --little-endian LE",
+        &run("xxhsum", &["-c", "--little-endian", "LE"]),
+        "a: OK\n",
+        "",
+        0,
+    );
+    common::assert_output(
+        "xxhsum -c LE",
+        &run("xxhsum", &["-c", "LE"]),
+        "a: FAILED\n1 computed checksum did NOT match\n",
+        "",
+        1,
+    );
+    common::assert_output(
+        "xxhsum -c dir NOSUCH LE",
+        &run(
+            "xxhsum",
+            &["-c", "--status", "dir", "NOSUCH", "--little-endian", "LE"],
+        ),
+        "",
+        "dir: no properly formatted xxHash checksum lines found\n\
+         Error: Could not open 'NOSUCH': No such file or directory\n\
+         Error: Could not open '--little-endian': No such file or directory\n",
+        1,
+    );
+    common::assert_output(
+        "xxhsum -c LONG",
+        &run("xxhsum", &["-c", "LONG", "LE"]),
+        &"a: OK\n".repeat(200),
+        "Error: a failure occurred reading the input file.\n",
+        1,
+    );
+}

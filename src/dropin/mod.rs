@@ -91,8 +91,9 @@ pub enum CheckDialect {
     Fasthash,
     /// b3sum's own rules and words.
     B3sum,
-    /// xxhsum's, which `dropin::xxhsum` reads and reports whole (never a `Check`).
-    Xxhsum,
+    /// xxhsum's lines, words and stops; `little_endian`: `--little-endian`, untagged digests
+    /// are read in little-endian byte order.
+    Xxhsum { little_endian: bool },
 }
 
 /// The name messages start with.

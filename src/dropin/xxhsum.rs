@@ -1,21 +1,25 @@
 //! `xxhsum`, `xxh32sum`, `xxh64sum`, `xxh128sum` and `xxh3sum` as xxHash 0.8.3's `xxhsum` is
 //! under those names: its option parsing (options first; the first operand starts the file
 //! list), its lines (`XXH3_` before untagged XXH3 digests, `_LE` tags with
-//! `--little-endian`), its messages and exit codes, and its own `-c`: each line's algorithm
-//! from its digest's length or tag, restricted to the name's algorithm under `xxhNNsum`,
-//! status lines and the summary on standard output. Digests come from fasthash's engines.
+//! `--little-endian`), its messages and exit codes. Its `-c` is `check::run` under xxhsum's
+//! dialect (`CheckDialect::Xxhsum`: its lines, words and stops), restricted to the name's
+//! algorithm under `xxhNNsum`. Digests come from fasthash's engines.
 
 use super::CheckDialect;
 use super::{Grammar, LineDialect, MessageName, NameMatch, Program};
+use crate::check::{Check, CheckOptions};
 use crate::cli::Invocation;
 use crate::error::ExitStatus;
-use crate::format::escape::{escape_name, needs_escape};
 use crate::format::line::{write_digest_line, LineStyle};
-use crate::format::manifest::decode_hex_digest;
+use crate::format::manifest::Retag;
+use crate::io::parallel::{default_readers, default_threads};
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
+use crate::io::settings::RunSettings;
+use crate::io::Input;
 use crate::kernels::{Algorithm, Digest};
-use std::ffi::{OsStr, OsString};
-use std::io::{self, BufRead, Write};
+use crate::report::Reporter;
+use std::ffi::OsString;
+use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 
 /// The row of one of xxhsum's names: `algorithm` by default, and, for the `xxhNNsum` names
@@ -35,7 +39,9 @@ pub(crate) const fn program(
         },
         algorithm,
         grammar: Grammar::Xxhsum { only_its_algorithm },
-        check: CheckDialect::Xxhsum,
+        check: CheckDialect::Xxhsum {
+            little_endian: false,
+        },
         messages: None,
         message_name: MessageName::BaseName,
         lines: LineDialect::Xxhsum {
@@ -52,11 +58,8 @@ struct Options {
     check: bool,
     little_endian: bool,
     tagged: bool,
-    strict: bool,
-    status: bool,
-    warn: bool,
-    ignore_missing: bool,
-    quiet: bool,
+    /// `-c`'s options, which mean what coreutils' do.
+    check_options: CheckOptions,
     files: Vec<OsString>,
     /// `-` was given: standard input is read even from a terminal.
     explicit_stdin: bool,
@@ -74,16 +77,72 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
     if options.files.is_empty() && !options.explicit_stdin && unsafe { libc::isatty(0) } == 1 {
         return bad_usage(exe_name);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = StdioBuffer(io::BufWriter::new(io::stdout()));
     let ok = if options.check {
-        check_files(&options, &mut out)
+        let check = check_mode(invocation.personality, &options);
+        crate::io::parallel::configure_threads(check.run.threads);
+        crate::io::descriptors::prepare();
+        let checked = crate::check::run(&check, &mut out, &Reporter::new(invocation));
+        checked.status == ExitStatus::Success
     } else {
         hash_files(&options, &mut out)
     };
-    match (out.flush(), ok) {
+    match (out.0.flush(), ok) {
         (Ok(()), true) => 0,
         _ => 1,
+    }
+}
+
+/// Standard output as xxhsum's C stdio buffers it: a flush on the way that fails is no error
+/// (the bytes stay in the buffer; the last flush, at exit, decides the status), a write that
+/// finds the buffer full and cannot empty it is.
+struct StdioBuffer(io::BufWriter<io::Stdout>);
+
+impl Write for StdioBuffer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
+}
+
+/// `-c` as a check of the shared loop: the manifests named (standard input without any; a
+/// later `-` is a file of that name), read by xxhsum's dialect.
+fn check_mode(program: &Program, options: &Options) -> Check {
+    let manifests = match options.files.is_empty() {
+        true => vec![Input::Stdin],
+        false => options
+            .files
+            .iter()
+            .map(|f| Input::Path(f.into()))
+            .collect(),
+    };
+    let threads = default_threads();
+    Check {
+        manifests,
+        algorithm: options.only,
+        options: options.check_options,
+        dialect: CheckDialect::Xxhsum {
+            little_endian: options.little_endian,
+        },
+        zero_terminated: false,
+        any_length: false,
+        type_name: None,
+        retag: Retag::Never,
+        base64_digests: program.reads_base64(),
+        filter: Default::default(),
+        json: false,
+        run: RunSettings {
+            threads,
+            readers: default_readers(threads),
+            read: ReadOptions::default(),
+            debug: false,
+            cache: None,
+            stats: false,
+        },
     }
 }
 
@@ -103,11 +162,7 @@ fn parse(program: &Program, exe_name: &str, args: &[OsString]) -> Result<Options
         check: false,
         little_endian: false,
         tagged: false,
-        strict: false,
-        status: false,
-        warn: false,
-        ignore_missing: false,
-        quiet: false,
+        check_options: CheckOptions::default(),
         files: Vec::new(),
         explicit_stdin: false,
     };
@@ -117,13 +172,13 @@ fn parse(program: &Program, exe_name: &str, args: &[OsString]) -> Result<Options
         index += 1;
         match argument {
             b"--check" => options.check = true,
-            b"--quiet" => options.quiet = true,
+            b"--quiet" => options.check_options.quiet = true,
             b"--little-endian" => options.little_endian = true,
-            b"--strict" => options.strict = true,
-            b"--status" => options.status = true,
-            b"--warn" => options.warn = true,
+            b"--strict" => options.check_options.strict = true,
+            b"--status" => options.check_options.status = true,
+            b"--warn" => options.check_options.warn = true,
             b"--binary" => {}
-            b"--ignore-missing" => options.ignore_missing = true,
+            b"--ignore-missing" => options.check_options.ignore_missing = true,
             b"--tag" => options.tagged = true,
             b"--help" => return Err(usage(exe_name, true)),
             b"--version" => return Err(version(exe_name)),
@@ -164,8 +219,8 @@ fn parse_letters(options: &mut Options, exe_name: &str, mut letters: &[u8]) -> R
                 };
             }
             b'c' => options.check = true,
-            b'w' => options.warn = true,
-            b'q' => options.quiet = true,
+            b'w' => options.check_options.warn = true,
+            b'q' => options.check_options.quiet = true,
             b'b' => return Err(benchmark_refused()),
             // Benchmark settings, which mean nothing without -b.
             b'i' | b'B' => letters = read_number(letters).1,
@@ -321,309 +376,4 @@ fn report(
             false
         }
     }
-}
-
-/// One checksum line as xxhsum reads it: the algorithm, the expected digest (big-endian), and
-/// the file name; None for an improperly formatted line.
-fn parse_line(
-    line: &[u8],
-    little_endian: bool,
-    only: Option<Algorithm>,
-) -> Option<(Algorithm, Vec<u8>, Vec<u8>)> {
-    // A C string: a NUL ends it.
-    let line = &line[..line.iter().position(|&b| b == 0).unwrap_or(line.len())];
-    // Escaped when the first character that is not a blank is a backslash; then one character
-    // is skipped, as xxhsum skips it (the backslash, unless blanks come first).
-    let leading = line
-        .iter()
-        .take_while(|&&b| b == b' ' || b == b'\t')
-        .count();
-    let unescape = line.get(leading) == Some(&b'\\');
-    let line = if unescape { &line[1..] } else { line };
-    let first_space = line.iter().position(|&b| b == b' ')?;
-    if first_space + 1 >= line.len() {
-        return None;
-    }
-    let (algorithm, hash, reverse, name_start, name_end);
-    if line[first_space + 1] == b'(' {
-        let last_space = line.iter().rposition(|&b| b == b' ')?;
-        if last_space < first_space + 5
-            || line[last_space - 1] != b'='
-            || line[last_space - 2] != b' '
-            || line[last_space - 3] != b')'
-        {
-            return None;
-        }
-        (algorithm, reverse) = read_tag(&line[..first_space]);
-        hash = &line[last_space + 1..];
-        name_start = first_space + 2;
-        name_end = last_space - 3;
-    } else {
-        hash = &line[..first_space];
-        algorithm = match hash.len() {
-            8 => Algorithm::Xxh32,
-            21 => Algorithm::Xxh3,
-            32 => Algorithm::Xxh128,
-            _ => Algorithm::Xxh64,
-        };
-        reverse = little_endian;
-        // The character after the space may be anything (`*`, a second space).
-        name_start = first_space + 2;
-        name_end = line.len();
-    }
-    if only.is_some_and(|only| only != algorithm) {
-        return None;
-    }
-    let digits = match (hash.len(), algorithm) {
-        (8, Algorithm::Xxh32) | (32, Algorithm::Xxh128) => hash,
-        (16, Algorithm::Xxh64 | Algorithm::Xxh3) => hash,
-        (21, Algorithm::Xxh3) => hash.strip_prefix(b"XXH3_")?,
-        _ => return None,
-    };
-    let mut bytes = decode_hex_digest(digits, digits.len() / 2)?
-        .as_bytes()
-        .to_vec();
-    if reverse {
-        bytes.reverse();
-    }
-    let raw_name = line.get(name_start..name_end.max(name_start))?;
-    let name = if unescape {
-        crate::format::escape::unescape_name(raw_name)?
-    } else {
-        raw_name.to_vec()
-    };
-    Some((algorithm, bytes, name))
-}
-
-/// The algorithm a line's tag names (the last of `XXH3`, `XXH32`, `XXH64`, `XXH128` it starts
-/// with; XXH64 when none), and whether it is little-endian (`_LE` anywhere in it).
-fn read_tag(tag: &[u8]) -> (Algorithm, bool) {
-    let mut found = Algorithm::Xxh64;
-    for (prefix, candidate) in [
-        (&b"XXH3"[..], Algorithm::Xxh3),
-        (b"XXH32", Algorithm::Xxh32),
-        (b"XXH64", Algorithm::Xxh64),
-        (b"XXH128", Algorithm::Xxh128),
-    ] {
-        if tag.starts_with(prefix) {
-            found = candidate;
-        }
-    }
-    (found, tag.windows(3).any(|w| w == b"_LE"))
-}
-
-/// xxhsum's `-c` over its manifests (standard input without any): whether every one verified.
-/// A listed file that opens but cannot be read (a directory: `fopen` opens it, `fread` fails)
-/// ends the whole run, as `XSUM_hashStream` in xxHash's `cli/xxhsum.c` calls `exit (1)` on
-/// `ferror`: no status line and no summary for it or anything after it.
-fn check_files(options: &Options, out: &mut impl Write) -> bool {
-    let manifests: Vec<Option<&OsString>> = if options.files.is_empty() {
-        vec![None]
-    } else {
-        options.files.iter().map(Some).collect()
-    };
-    let mut ok = true;
-    for manifest in manifests {
-        match check_file(options, out, manifest) {
-            Ok(verified) => ok &= verified,
-            Err(ReadFailed) => {
-                log(out, b"Error: a failure occurred reading the input file.\n");
-                return false;
-            }
-        }
-    }
-    ok
-}
-
-/// A listed file was opened and could not be read: xxhsum stops there.
-struct ReadFailed;
-
-/// What one manifest's lines came to.
-#[derive(Default)]
-struct LineCounts {
-    proper: u64,
-    improper: u64,
-    matched: u64,
-    mismatched: u64,
-    unreadable: u64,
-}
-
-/// Checks one manifest (`None`: standard input, named "stdin"): whether it verified, or the
-/// read failure that ends the run.
-fn check_file(
-    options: &Options,
-    out: &mut impl Write,
-    manifest: Option<&OsString>,
-) -> Result<bool, ReadFailed> {
-    let shown: Vec<u8> = manifest.map_or(b"stdin".to_vec(), |m| m.as_bytes().to_vec());
-    let opened: io::Result<Box<dyn BufRead>> = match manifest {
-        Some(manifest) => crate::io::long_paths::open_file(std::path::Path::new(manifest))
-            .map(|file| Box::new(io::BufReader::new(file)) as Box<dyn BufRead>),
-        None => crate::io::stdin().map(|stdin| Box::new(io::BufReader::new(stdin)) as _),
-    };
-    let reader = match opened {
-        Ok(reader) => reader,
-        Err(e) => return Ok(open_failed(out, &shown, &e)),
-    };
-    let shown_text = String::from_utf8_lossy(&shown).into_owned();
-    let mut counts = LineCounts::default();
-    for (number, line) in reader.split(b'\n').enumerate() {
-        let Ok(line) = line else { break };
-        if line.first() == Some(&b'#') {
-            continue;
-        }
-        let Some((algorithm, expected, name)) =
-            parse_line(&line, options.little_endian, options.only)
-        else {
-            counts.improper += 1;
-            if options.warn {
-                let message = format!(
-                    "{shown_text}:{}: Error: Improperly formatted checksum line.\n",
-                    number + 1
-                );
-                log(out, message.as_bytes());
-            }
-            continue;
-        };
-        counts.proper += 1;
-        let listed = Listed {
-            line_number: number + 1,
-            algorithm,
-            expected: &expected,
-            name: &name,
-        };
-        if check_listed(options, out, &shown_text, &listed, &mut counts)?.is_err() {
-            return Ok(false);
-        }
-    }
-    Ok(write_check_summary(options, out, &shown_text, &counts))
-}
-
-/// One checksum line of a manifest.
-struct Listed<'a> {
-    line_number: usize,
-    algorithm: Algorithm,
-    expected: &'a [u8],
-    name: &'a [u8],
-}
-
-/// Verifies one listed file, counts it and writes its line: `Err` when it could not be read
-/// (which ends the run), `Ok(Err)` when standard output failed.
-fn check_listed(
-    options: &Options,
-    out: &mut impl Write,
-    shown_text: &str,
-    listed: &Listed,
-    counts: &mut LineCounts,
-) -> Result<io::Result<()>, ReadFailed> {
-    let digest = if listed.name == b"stdin" {
-        // xxhsum reads its own standard input: a failure there is a read failure.
-        crate::io::stdin()
-            .and_then(|stdin| hash_reader(stdin, listed.algorithm))
-            .map_err(|_| ReadFailed)?
-    } else {
-        let path = std::path::Path::new(OsStr::from_bytes(listed.name));
-        match crate::io::long_paths::open_file(path) {
-            Ok(file) => hash_file(file, listed.algorithm, &ReadOptions::default())
-                .map_err(|_| ReadFailed)?,
-            Err(_) if options.ignore_missing => return Ok(Ok(())),
-            Err(e) => {
-                counts.unreadable += 1;
-                if options.status {
-                    return Ok(Ok(()));
-                }
-                let mut message = format!(
-                    "{shown_text}:{}: Could not open or read '",
-                    listed.line_number
-                )
-                .into_bytes();
-                message.extend_from_slice(listed.name);
-                message.extend_from_slice(
-                    format!("': {}.\n", crate::error::os_error_text(&e)).as_bytes(),
-                );
-                return Ok(out.write_all(&message));
-            }
-        }
-    };
-    let good = digest.as_bytes() == listed.expected;
-    if good {
-        counts.matched += 1;
-    } else {
-        counts.mismatched += 1;
-    }
-    if options.status || (good && options.quiet) {
-        return Ok(Ok(()));
-    }
-    Ok((|| {
-        if needs_escape(listed.name) {
-            out.write_all(b"\\")?;
-        }
-        out.write_all(&escape_name(listed.name))?;
-        out.write_all(if good { b": OK\n" } else { b": FAILED\n" })
-    })())
-}
-
-/// The summary after a manifest, as xxhsum writes it; whether the manifest verified.
-fn write_check_summary(
-    options: &Options,
-    out: &mut impl Write,
-    shown_text: &str,
-    counts: &LineCounts,
-) -> bool {
-    let LineCounts {
-        proper,
-        improper,
-        matched,
-        mismatched,
-        unreadable,
-    } = *counts;
-    if proper == 0 {
-        log(
-            out,
-            format!("{shown_text}: no properly formatted xxHash checksum lines found\n").as_bytes(),
-        );
-    } else if !options.status {
-        let plural = |n: u64, one: &str, many: &str| {
-            if n == 1 {
-                one.to_string()
-            } else {
-                many.to_string()
-            }
-        };
-        let mut summary = String::new();
-        if improper > 0 {
-            summary += &format!(
-                "{improper} {} improperly formatted\n",
-                plural(improper, "line is", "lines are")
-            );
-        }
-        if unreadable > 0 {
-            summary += &format!(
-                "{unreadable} listed {} could not be read\n",
-                plural(unreadable, "file", "files")
-            );
-        }
-        if mismatched > 0 {
-            summary += &format!(
-                "{mismatched} computed {} did NOT match\n",
-                plural(mismatched, "checksum", "checksums")
-            );
-        }
-        let _ = out.write_all(summary.as_bytes());
-    }
-    let mut result =
-        proper != 0 && mismatched == 0 && unreadable == 0 && (!options.strict || improper == 0);
-    if options.ignore_missing && matched == 0 {
-        let _ = out.write_all(format!("{shown_text}: no file was verified\n").as_bytes());
-        result = false;
-    }
-    result
-}
-
-fn open_failed(out: &mut impl Write, shown: &[u8], e: &io::Error) -> bool {
-    let mut message = b"Error: Could not open '".to_vec();
-    message.extend_from_slice(shown);
-    message.extend_from_slice(format!("': {}\n", crate::error::os_error_text(e)).as_bytes());
-    log(out, &message);
-    false
 }

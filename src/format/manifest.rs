@@ -590,6 +590,96 @@ pub fn parse_b3sum_line(line: &str) -> Result<B3sumLine, &'static str> {
     })
 }
 
+/// One line of an xxhsum manifest, read by xxhsum's own rules (xxHash 0.8.3): its algorithm
+/// from the tag (see [`read_xxhsum_tag`]) or from an untagged digest's length, the digest
+/// read big-endian unless the tag says `_LE` (untagged: unless `little_endian`, xxhsum's
+/// `--little-endian`), the name unescaped when the first character that is not a blank is a
+/// `\`. None for a line xxhsum calls improperly formatted, and, under `xxhNNsum` (`only`), for
+/// a line of another algorithm. The line is a C string to xxhsum: a NUL ends it.
+pub fn parse_xxhsum_line(
+    line: &[u8],
+    little_endian: bool,
+    only: Option<Algorithm>,
+) -> Option<Entry> {
+    let line = &line[..line.iter().position(|&b| b == 0).unwrap_or(line.len())];
+    let blanks = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    let escaped = line.get(blanks) == Some(&b'\\');
+    // xxhsum steps over one character of an escaped line: the backslash, or the first blank
+    // before it.
+    let line = if escaped { &line[1..] } else { line };
+    let first_space = line.iter().position(|&b| b == b' ')?;
+    if first_space + 1 >= line.len() {
+        return None;
+    }
+    let (algorithm, digits, reversed, name) = if line[first_space + 1] == b'(' {
+        let last_space = line.iter().rposition(|&b| b == b' ')?;
+        if last_space < first_space + 5 || &line[last_space - 3..last_space] != b") =" {
+            return None;
+        }
+        let (algorithm, reversed) = read_xxhsum_tag(&line[..first_space]);
+        let name = &line[first_space + 2..last_space - 3];
+        (algorithm, &line[last_space + 1..], reversed, name)
+    } else {
+        let digits = &line[..first_space];
+        let algorithm = match digits.len() {
+            8 => Algorithm::Xxh32,
+            21 => Algorithm::Xxh3,
+            32 => Algorithm::Xxh128,
+            _ => Algorithm::Xxh64,
+        };
+        // The character after the space may be anything (`*`, a second space).
+        let name = line.get(first_space + 2..).unwrap_or_default();
+        (algorithm, digits, little_endian, name)
+    };
+    if only.is_some_and(|only| only != algorithm) {
+        return None;
+    }
+    let digits = match (digits.len(), algorithm) {
+        (8, Algorithm::Xxh32)
+        | (32, Algorithm::Xxh128)
+        | (16, Algorithm::Xxh64 | Algorithm::Xxh3) => digits,
+        (21, Algorithm::Xxh3) => digits.strip_prefix(b"XXH3_")?,
+        _ => return None,
+    };
+    let mut expected = decode_hex_digest(digits, digits.len() / 2)?;
+    if reversed {
+        let mut bytes = expected.as_bytes().to_vec();
+        bytes.reverse();
+        expected = Digest::from_slice(&bytes);
+    }
+    let name = if escaped {
+        unescape_name(name)?
+    } else {
+        name.to_vec()
+    };
+    Some(Entry {
+        algorithm,
+        expected,
+        name,
+        fallbacks: &[],
+    })
+}
+
+/// The algorithm an xxhsum tag names (the last of `XXH3`, `XXH32`, `XXH64`, `XXH128` it
+/// starts with; XXH64 when none), and whether it is little-endian (`_LE` anywhere in it).
+fn read_xxhsum_tag(tag: &[u8]) -> (Algorithm, bool) {
+    let prefixes = [
+        (&b"XXH3"[..], Algorithm::Xxh3),
+        (b"XXH32", Algorithm::Xxh32),
+        (b"XXH64", Algorithm::Xxh64),
+        (b"XXH128", Algorithm::Xxh128),
+    ];
+    let algorithm = prefixes
+        .iter()
+        .rev()
+        .find(|(prefix, _)| tag.starts_with(prefix))
+        .map_or(Algorithm::Xxh64, |&(_, algorithm)| algorithm);
+    (algorithm, tag.windows(3).any(|w| w == b"_LE"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -855,6 +945,64 @@ mod tests {
             outcome(strict, format!("{H}  f").as_bytes()),
             Line::Improper
         );
+    }
+
+    #[test]
+    fn xxhsum_lines_follow_xxhsum_rules() {
+        let read = |line: &[u8]| parse_xxhsum_line(line, false, None);
+        let reversed = |digest: Digest| {
+            let mut bytes = digest.as_bytes().to_vec();
+            bytes.reverse();
+            Digest::from_slice(&bytes)
+        };
+        let xxh64 = read(b"26c7827d889f6da3  h").unwrap();
+        assert_eq!(
+            (xxh64.algorithm, xxh64.expected, xxh64.name),
+            (
+                Algorithm::Xxh64,
+                hash(Algorithm::Xxh64, b"hello"),
+                b"h".to_vec()
+            )
+        );
+        // Untagged digests are reversed under --little-endian; a tag's `_LE` decides alone.
+        let le = b"a36d9f887d82c726  h";
+        assert_eq!(
+            read(le).unwrap().expected,
+            reversed(hash(Algorithm::Xxh64, b"hello"))
+        );
+        let little_endian = parse_xxhsum_line(le, true, None).unwrap();
+        assert_eq!(little_endian.expected, hash(Algorithm::Xxh64, b"hello"));
+        let tagged = parse_xxhsum_line(b"XXH3_LE (h) = fddc625c55e85595", false, None).unwrap();
+        assert_eq!(tagged.expected, hash(Algorithm::Xxh3, b"hello"));
+        // The character after the space may be anything; a CR stays in the name; a NUL ends
+        // the line; a leading backslash (after blanks) unescapes the name.
+        assert_eq!(read(b"26c7827d889f6da3 *h\r").unwrap().name, b"h\r");
+        assert_eq!(read(b"26c7827d889f6da3  h\0junk").unwrap().name, b"h");
+        assert_eq!(read(b"\\26c7827d889f6da3  a\\nb").unwrap().name, b"a\nb");
+        // An unknown tag is read as XXH64; `xxhNNsum` reads only its algorithm's lines.
+        assert_eq!(
+            read(b"ANY (h) = 26c7827d889f6da3").unwrap().algorithm,
+            Algorithm::Xxh64
+        );
+        let only = |line: &[u8]| parse_xxhsum_line(line, false, Some(Algorithm::Xxh3));
+        assert!(only(b"26c7827d889f6da3  h").is_none());
+        assert!(only(b"XXH3_9555e8555c62dcfd  h").is_some());
+        for improper in [
+            &b""[..],
+            b"26c7827d889f6da3",
+            b"26c7827d889f6da3 ",
+            b"26c7827d889f6da  h",
+            b"XXH64 (h)= 26c7827d889f6da3",
+            b"XXH32 (h) = 26c7827d889f6da3",
+            b"zz c7827d889f6da3  h",
+        ] {
+            assert_eq!(
+                read(improper),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(improper)
+            );
+        }
     }
 
     #[test]

@@ -46,6 +46,24 @@ pub enum Message<'a> {
     B3sumLine(&'a str),
     /// `b3sum -c`: its one warning, counting every kind of failure.
     B3sumFailures(u64),
+    /// `b3sum -c`: what ended the run (a checkfile that cannot be opened or read, a line that
+    /// is not UTF-8), as b3sum's `main` prints the error it returns.
+    B3sumStopped(&'a str),
+    /// `xxhsum -c --warn`: a line that is not a checksum line (the manifest as lossy UTF-8).
+    XxhsumImproperLine {
+        manifest: &'a [u8],
+        line_number: usize,
+    },
+    XxhsumNoProperLines {
+        manifest: &'a [u8],
+    },
+    /// `xxhsum -c`: a manifest it cannot open.
+    XxhsumCannotOpen {
+        manifest: &'a [u8],
+        reason: &'a str,
+    },
+    /// `xxhsum -c`: a listed file that opened and could not be read, which ends the run.
+    XxhsumReadFailed,
     /// A file and what happened to it, in words: a directory passed over without `-r`, an
     /// audited file that could not be read.
     Named {
@@ -99,6 +117,19 @@ pub enum Message<'a> {
 }
 
 impl Message<'_> {
+    /// Whether `PROGRAM: ` goes before the text: not before b3sum's closing error or xxhsum's
+    /// check messages, which those programs print bare.
+    pub fn names_the_program(&self) -> bool {
+        !matches!(
+            self,
+            Message::B3sumStopped(_)
+                | Message::XxhsumImproperLine { .. }
+                | Message::XxhsumNoProperLines { .. }
+                | Message::XxhsumCannotOpen { .. }
+                | Message::XxhsumReadFailed
+        )
+    }
+
     /// The text after `PROGRAM: `, without the newline.
     pub fn render(&self, style: MessageStyle) -> Vec<u8> {
         match self {
@@ -148,6 +179,29 @@ impl Message<'_> {
                 if *count == 1 { "" } else { "s" }
             )
             .into_bytes(),
+            Message::B3sumStopped(reason) => format!("Error: {reason}").into_bytes(),
+            Message::XxhsumImproperLine {
+                manifest,
+                line_number,
+            } => format!(
+                "{}:{line_number}: Error: Improperly formatted checksum line.",
+                String::from_utf8_lossy(manifest)
+            )
+            .into_bytes(),
+            Message::XxhsumNoProperLines { manifest } => format!(
+                "{}: no properly formatted xxHash checksum lines found",
+                String::from_utf8_lossy(manifest)
+            )
+            .into_bytes(),
+            Message::XxhsumCannotOpen { manifest, reason } => {
+                let mut text = b"Error: Could not open '".to_vec();
+                text.extend_from_slice(manifest);
+                text.extend_from_slice(format!("': {reason}").as_bytes());
+                text
+            }
+            Message::XxhsumReadFailed => {
+                b"Error: a failure occurred reading the input file.".to_vec()
+            }
             Message::Named { name, reason } => with_name(name, &format!(": {reason}")),
             Message::NotS3Json { name, reason } => {
                 with_name(name, &format!(": not S3 object JSON: {reason}"))

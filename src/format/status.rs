@@ -1,9 +1,10 @@
-//! Status lines on standard output: `--check`'s `NAME: OK` as coreutils and b3sum write them,
-//! and the audit's; and with `--json`, the objects of a check or an audit (one a file, one a
+//! Status lines on standard output: `--check`'s `NAME: OK` as coreutils, b3sum and xxhsum
+//! write them (and xxhsum's summary, which it writes there too), and the audit's; and with `--json`, the objects of a check or an audit (one a file, one a
 //! malformed line under `--warn`, one summary; `docs/json.md`). They end in a newline whatever
 //! `-z` says: coreutils ends its check lines so, and an audit's lines are read by people and
 //! line-based tools.
 
+use super::escape::{escape_name, needs_escape};
 use super::json::{insert_name, typed, write_object};
 use super::quote::quote_name;
 use crate::check::Tally;
@@ -38,6 +39,72 @@ pub fn write_b3sum_verdict(
         Ok(false) => writeln!(out, "{shown}: FAILED"),
         Err(error) => writeln!(out, "{shown}: FAILED ({error})"),
     }
+}
+
+/// `xxhsum -c`'s line for one file it read: the name escaped as its digest lines escape it
+/// (with a leading `\` when escaped), then `OK` or `FAILED`.
+pub fn write_xxhsum_verdict(out: &mut impl Write, name: &[u8], matched: bool) -> io::Result<()> {
+    if needs_escape(name) {
+        out.write_all(b"\\")?;
+    }
+    out.write_all(&escape_name(name))?;
+    out.write_all(if matched { b": OK\n" } else { b": FAILED\n" })
+}
+
+/// `xxhsum -c`'s line for a listed file it could not open: where it is listed, the name as
+/// listed, and the system's reason.
+pub fn write_xxhsum_unopened(
+    out: &mut impl Write,
+    manifest: &[u8],
+    line_number: usize,
+    name: &[u8],
+    reason: &str,
+) -> io::Result<()> {
+    let manifest = String::from_utf8_lossy(manifest);
+    write!(out, "{manifest}:{line_number}: Could not open or read '")?;
+    out.write_all(name)?;
+    writeln!(out, "': {reason}.")
+}
+
+/// `xxhsum -c`'s counts after a manifest that listed files (`tally`): one line for each kind
+/// of failure it met.
+pub fn write_xxhsum_summary(out: &mut impl Write, tally: &Tally) -> io::Result<()> {
+    let counts = [
+        (
+            tally.improper,
+            "line is",
+            "lines are",
+            "improperly formatted",
+        ),
+        (
+            tally.unreadable,
+            "listed file",
+            "listed files",
+            "could not be read",
+        ),
+        (
+            tally.failed,
+            "computed checksum",
+            "computed checksums",
+            "did NOT match",
+        ),
+    ];
+    for (count, one, many, what) in counts {
+        if count > 0 {
+            let kind = if count == 1 { one } else { many };
+            writeln!(out, "{count} {kind} {what}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `xxhsum -c --ignore-missing`'s line for a manifest none of whose files was there.
+pub fn write_xxhsum_nothing_verified(out: &mut impl Write, manifest: &[u8]) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: no file was verified",
+        String::from_utf8_lossy(manifest)
+    )
 }
 
 /// What a check or an audit found of one file (a check finds only the first three).

@@ -13,8 +13,9 @@ const CAPACITY: usize = 64 * 1024;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
-/// Lines split on a terminator: one CR before a newline is dropped, and (when asked) a UTF-8
-/// byte-order mark at the very start. The last line need not be terminated; nothing after a
+/// Lines split on a terminator: one CR before a newline is dropped (unless
+/// [`keeping_carriage_returns`](LineReader::keeping_carriage_returns)), and (when asked) a
+/// UTF-8 byte-order mark at the very start. The last line need not be terminated; nothing after a
 /// final terminator is a line.
 pub struct LineReader<R: Read> {
     inner: R,
@@ -25,6 +26,8 @@ pub struct LineReader<R: Read> {
     terminator: u8,
     /// The byte-order mark may still be ahead (nothing has been handed out yet).
     strip_bom: bool,
+    /// A CR before a newline is dropped.
+    strip_cr: bool,
     eof: bool,
     /// A read error met after part of a line, reported after that part is handed out (as
     /// `getline` hands out what it has before the error shows).
@@ -40,6 +43,7 @@ impl<R: Read> LineReader<R> {
             end: 0,
             terminator,
             strip_bom,
+            strip_cr: terminator == b'\n',
             eof: false,
             error: None,
         }
@@ -51,6 +55,13 @@ impl<R: Read> LineReader<R> {
             .iter()
             .position(|&b| b == self.terminator)
             .map(|i| self.start + i)
+    }
+
+    /// Hands out each line whole, with any CR before its newline: for a program that reads
+    /// the CR as part of the line (xxhsum).
+    pub fn keeping_carriage_returns(mut self) -> LineReader<R> {
+        self.strip_cr = false;
+        self
     }
 
     /// Whether the next call to [`read_line`](Self::read_line) can answer without reading.
@@ -120,7 +131,7 @@ impl<R: Read> LineReader<R> {
             start += BOM.len();
         }
         let mut line = &self.buffer[start..line_end];
-        if self.terminator == b'\n' {
+        if self.strip_cr {
             line = line.strip_suffix(b"\r").unwrap_or(line);
         }
         line
@@ -192,6 +203,17 @@ mod tests {
             assert_eq!(lines(b"a\r\0", b'\0', false, step), [&b"a\r"[..]]);
             assert!(lines(b"", b'\n', true, step).is_empty());
         }
+    }
+
+    #[test]
+    fn carriage_returns_stay_when_asked() {
+        let mut reader =
+            LineReader::new(&b"a\r\nb\r\r\nc\r"[..], b'\n', false).keeping_carriage_returns();
+        let mut got = Vec::new();
+        while let Some(line) = reader.read_line().unwrap() {
+            got.push(line.to_vec());
+        }
+        assert_eq!(got, [&b"a\r"[..], b"b\r\r", b"c\r"]);
     }
 
     #[test]

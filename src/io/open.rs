@@ -39,8 +39,8 @@ pub(crate) enum Opened {
     Open(File),
 }
 
-/// A batch's inputs as the open stage left them, in the batch's order: None where nothing was
-/// done ahead (standard input, `--cache`, which looks a file up before opening it). Holds the
+/// A batch's inputs as the open stage left them, in the batch's order (an `Err`: the file did
+/// not open): None where nothing was done ahead (standard input, `--cache`, which looks a file up before opening it). Holds the
 /// batch's descriptors until dropped.
 #[derive(Debug, Default)]
 pub(crate) struct Ahead {
@@ -98,16 +98,22 @@ pub(crate) fn open_ahead(inputs: &[&Input], mmap: MmapChoice) -> Ahead {
     }
 }
 
+/// Opens one file and reads it whole when it is small. Only a failed open is an `Err`: what
+/// fails after it is left to the hashing thread, which meets it again as a read failure, so a
+/// check can tell a file that did not open from one that could not be read (xxhsum stops at
+/// the second).
 fn open_one(path: &Path, mmap: MmapChoice, permits: &mut Permits) -> io::Result<Opened> {
     let file = long_paths::open_file(path)?;
-    let before = file.metadata()?;
+    let Ok(before) = file.metadata() else {
+        return Ok(Opened::Open(file));
+    };
     let len = before.len();
     if !before.is_file() || len == 0 {
         return Ok(Opened::Open(file));
     }
     // `--mmap` maps every file: none is read here.
     if len <= READ_WHOLE && mmap != MmapChoice::Always {
-        if let Some(bytes) = read_whole(&file, len)? {
+        if let Ok(Some(bytes)) = read_whole(&file, len) {
             drop(file);
             // Closed: its descriptor is free for the next file.
             drop(permits.one());
