@@ -8,7 +8,7 @@
 //! fasthash hands many small files to an engine that hashes them side by side. GB/s are 10^9
 //! bytes a second, as `openssl speed` counts.
 
-use crate::format::bench::Table;
+use crate::format::bench::{Slower, SlowerAt, Table};
 use crate::kernels::detect::Capabilities;
 use crate::kernels::engine::Engine;
 use crate::kernels::table;
@@ -135,6 +135,7 @@ pub(crate) fn slower_than_another(rows: &[&BenchRow]) -> Option<Slower> {
         })
         .collect();
     Some(Slower {
+        tolerance: TOLERANCE,
         algorithm: used.engine.algorithm.name(),
         used: used.engine.kernel.name(),
         faster: faster.engine.kernel.name(),
@@ -152,21 +153,6 @@ fn confirmed(rows: &[&BenchRow], buffer: &[u8], per_sample: Duration) -> Option<
         .map(|row| measure(row.engine, buffer, per_sample))
         .collect();
     slower_than_another(&again.iter().collect::<Vec<_>>())
-}
-
-/// The engine in use is slower than another this CPU runs (`--bench`'s warning line).
-pub(crate) struct Slower {
-    pub(crate) algorithm: &'static str,
-    pub(crate) used: &'static str,
-    pub(crate) faster: &'static str,
-    pub(crate) columns: Vec<SlowerAt>,
-}
-
-/// One column where it is: the column's head, and the two figures in GB/s.
-pub(crate) struct SlowerAt {
-    pub(crate) column_label: String,
-    pub(crate) used: f64,
-    pub(crate) faster: f64,
 }
 
 /// The head of column `column` of the table: a size of [`SIZES`], then side by side.

@@ -1,7 +1,6 @@
 //! `fasthash --bench`'s table: the lines above it, the column heads, and a row an engine.
 //! `crate::bench` measures and hands the values; every byte of the table is written here.
 
-use crate::bench::{Slower, TOLERANCE};
 use std::io::{self, Write};
 
 /// The table's shape: the buffer sizes measured, the side-by-side column, the kernel column's
@@ -103,7 +102,7 @@ impl<'a> Table<'a> {
              FASTHASH_KERNEL={}={} runs the other",
             slower.algorithm,
             slower.used,
-            (TOLERANCE - 1.0) * 100.0,
+            (slower.tolerance - 1.0) * 100.0,
             slower.faster,
             at.join(", "),
             slower.algorithm,
@@ -115,6 +114,23 @@ impl<'a> Table<'a> {
     fn many_label(&self) -> String {
         format!("{}x{}", self.many, size_label(self.many_size))
     }
+}
+
+/// The engine in use is slower than another this CPU runs (`--bench`'s warning line).
+pub(crate) struct Slower {
+    /// How much faster the other measured at least, to be named here (1.10: 10%).
+    pub(crate) tolerance: f64,
+    pub(crate) algorithm: &'static str,
+    pub(crate) used: &'static str,
+    pub(crate) faster: &'static str,
+    pub(crate) columns: Vec<SlowerAt>,
+}
+
+/// One column where it is: the column's head, and the two figures in GB/s.
+pub(crate) struct SlowerAt {
+    pub(crate) column_label: String,
+    pub(crate) used: f64,
+    pub(crate) faster: f64,
 }
 
 /// A buffer size as the column heads say it: `64 B`, `4 KiB`, `1 MiB`.
@@ -163,16 +179,17 @@ mod tests {
     fn the_warning_names_both_engines_and_each_column_it_loses() {
         let table = Table::new(&[64, 4096, 1 << 20], (32, 4096), 5, ["portable"]);
         let slower = Slower {
+            tolerance: 1.1,
             algorithm: "sha512",
             used: "ring-asm",
             faster: "avx2",
             columns: vec![
-                crate::bench::SlowerAt {
+                SlowerAt {
                     column_label: "4 KiB".into(),
                     used: 0.5,
                     faster: 0.66,
                 },
-                crate::bench::SlowerAt {
+                SlowerAt {
                     column_label: "1 MiB".into(),
                     used: 0.52,
                     faster: 0.691,
