@@ -5,9 +5,11 @@
 //! time and change time (both to the nanosecond) are all what they were when it was hashed.
 //! The change time is set by the kernel on every write, rename or metadata change and cannot
 //! be set back by a user, so a file rewritten with its size and modification time restored is
-//! still hashed again. A file modified within two seconds of being hashed is not remembered:
-//! timestamps come from a clock that ticks a few milliseconds at a time, so a write right after
-//! the hash could leave them as they were (git calls this "racily clean").
+//! still hashed again. A file modified less than two seconds before the run started is not
+//! remembered: timestamps come from a clock that ticks a few milliseconds at a time (a second
+//! on some file systems, and a server's clock on NFS), so a write while the file was read could
+//! leave them as they were (git calls this "racily clean"). The run's start, not the moment the
+//! hash ends, is the reference: a file that takes seconds to hash is as exposed at its start.
 //!
 //! The file is written whole to a temporary file beside it, synced, and renamed over it, so a
 //! crash leaves the old cache or the new one, never half of one. A cache that does not end with
@@ -88,6 +90,8 @@ pub struct Cache {
     /// Lookups answered, and lookups that needed a hash, for `--debug`.
     hits: AtomicU64,
     misses: AtomicU64,
+    /// When the cache was opened: before any file of the run was looked at or read.
+    opened: SystemTime,
 }
 
 static ACTIVE: OnceLock<Cache> = OnceLock::new();
@@ -108,6 +112,7 @@ pub struct Ignored {
 /// Loads `path` (a missing file is an empty cache) and makes it this run's cache. A file that
 /// cannot be trusted is ignored: the reason comes back to be shown as a warning.
 pub fn activate(path: &Path) -> Option<Ignored> {
+    let opened = SystemTime::now();
     let (loaded, warning) = match long_paths::read(path) {
         Ok(data) => match decode(&data, &machine()) {
             Ok(loaded) => (loaded, None),
@@ -135,6 +140,7 @@ pub fn activate(path: &Path) -> Option<Ignored> {
         replace: warning.is_some(),
         hits: AtomicU64::new(0),
         misses: AtomicU64::new(0),
+        opened,
     });
     warning
 }
@@ -192,7 +198,7 @@ impl Cache {
     /// Remembers a digest of a regular file hashed in the state `metadata` gave before it was
     /// read; not one modified too recently to be told apart from a later write.
     pub fn remember(&self, metadata: &Metadata, algorithm: Algorithm, digest: Digest) {
-        if !metadata.is_file() || too_recent(metadata) {
+        if !metadata.is_file() || too_recent_at(metadata, self.opened) {
             return;
         }
         let stamp = Stamp::of(metadata);
@@ -238,13 +244,8 @@ fn digest_by(known: &Known, algorithm: Algorithm) -> Option<Digest> {
         .map(|(_, digest)| *digest)
 }
 
-/// Whether the file's modification or change time is less than two seconds before now (or
-/// after it): a write right after it was hashed could have left both as they were.
-fn too_recent(metadata: &Metadata) -> bool {
-    too_recent_at(metadata, SystemTime::now())
-}
-
-/// [`too_recent`], as of `now`.
+/// Whether the file's modification or change time is less than two seconds before `now` (or
+/// after it): a write while it was read could have left both as they were.
 fn too_recent_at(metadata: &Metadata, now: SystemTime) -> bool {
     let latest = |seconds: i64, nanos: i64| {
         SystemTime::UNIX_EPOCH
@@ -494,21 +495,31 @@ mod tests {
             &ahead,
             changed_again + Duration::from_secs(2)
         ));
-        // Not remembered: a run right after this one hashes it again.
-        let cache = Cache {
-            path: dir.path().join("cache"),
-            loaded: Files::default(),
-            learned: Mutex::new(Files::default()),
-            replace: false,
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-        };
+        // Not remembered by a run that started within two seconds of the change, however long
+        // the hash took; remembered by one that started later.
         let digest = crate::kernels::hash(Algorithm::Sha256, b"abc");
-        cache.remember(&metadata, Algorithm::Sha256, digest);
-        // (Unless this machine took two seconds from the write to here.)
-        if SystemTime::now() < changed + Duration::from_secs(2) {
-            assert!(cache.learned.lock().unwrap().is_empty());
-        }
+        let learned_by_run_opened_at = |opened: SystemTime| {
+            let cache = Cache {
+                path: dir.path().join("cache"),
+                loaded: Files::default(),
+                learned: Mutex::new(Files::default()),
+                replace: false,
+                hits: AtomicU64::new(0),
+                misses: AtomicU64::new(0),
+                opened,
+            };
+            cache.remember(&metadata, Algorithm::Sha256, digest);
+            let learned = cache.learned.lock().unwrap().len();
+            learned
+        };
+        assert_eq!(
+            learned_by_run_opened_at(changed + Duration::from_secs(1)),
+            0
+        );
+        assert_eq!(
+            learned_by_run_opened_at(changed + Duration::from_secs(3)),
+            1
+        );
     }
 
     #[test]
