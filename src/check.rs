@@ -617,7 +617,8 @@ impl DialectParser {
                 match parse_b3sum_line(text) {
                     Err(reason) => Reading::Improper(Some(reason)),
                     Ok(line) => Reading::Listed {
-                        target: Input::Path(PathBuf::from(&line.path)),
+                        // b3sum reads its standard input for a file named `-`, as it hashes.
+                        target: Input::from_arg(OsStr::new(&line.path).into()),
                         entry: Entry {
                             algorithm: Algorithm::Blake3,
                             expected: line.expected,

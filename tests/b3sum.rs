@@ -159,6 +159,37 @@ fn b3sums_extended_options_and_errors_as_b3sum_prints_them() {
 /// `src/main.rs`), and clap 4's path parser (`PathBufValueParser` in clap_builder's
 /// `value_parser.rs`) refuses an empty one as a usage error: its message, a blank line,
 /// clap's help hint, and exit status 2, whatever else the command line holds.
+/// `b3sum -c`: a line naming `-` is standard input, as b3sum reads it when hashing; a file
+/// named `-` beside it is not read.
+#[test]
+fn a_checked_line_naming_a_dash_reads_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("-"), b"a file named dash").unwrap();
+    let piped = blake3::hash(b"piped").to_hex();
+    std::fs::write(dir.path().join("SUMS"), format!("{piped}  -\n")).unwrap();
+    let real = peer("b3sum");
+    for (stdin, expected, status) in [
+        (b"piped".as_slice(), "-: OK\n", 0),
+        (b"other", "-: FAILED\n", 1),
+    ] {
+        let run = |binary: &Path| {
+            b3sum(binary, dir.path())
+                .args(["-c", "SUMS"])
+                .stdin(stdin)
+                .output()
+        };
+        let ours = run(Path::new(FASTHASH));
+        let warning = match status {
+            0 => "",
+            _ => "b3sum: WARNING: 1 computed checksum did NOT match\n",
+        };
+        common::assert_output("b3sum -c SUMS naming -", &ours, expected, warning, status);
+        if let Some(real) = &real {
+            common::assert_same_output("b3sum -c SUMS naming -", &ours, &run(real));
+        }
+    }
+}
+
 #[test]
 fn an_empty_file_operand_is_refused_as_b3sum_refuses_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -365,3 +365,29 @@ fn check_edges_as_xxhsum_0_8_3_has_them() {
         1,
     );
 }
+
+/// A manifest read from standard input that names `stdin`: the file is what is left of standard
+/// input once the manifest was read (nothing, for a short one), as xxhsum 0.8.1 and 0.8.3 read
+/// it. fasthash once waited forever there: the manifest's reader held standard input's lock.
+#[test]
+fn a_manifest_on_standard_input_that_names_stdin_is_checked_not_waited_on() {
+    use xxhash_rust::xxh64::xxh64;
+    let dir = tempfile::tempdir().unwrap();
+    for (data, expected, status) in [
+        (
+            b"piped".as_slice(),
+            "stdin: FAILED\n1 computed checksum did NOT match\n",
+            1,
+        ),
+        (b"", "stdin: OK\n", 0),
+    ] {
+        let manifest = format!("{:016x}  stdin\n", xxh64(data, 0));
+        let ours = fasthash(dir.path())
+            .called("xxhsum")
+            .args(["-c", "-"])
+            .stdin(manifest.as_bytes())
+            .timeout(std::time::Duration::from_secs(60))
+            .output();
+        common::assert_output("xxhsum -c - naming stdin", &ours, expected, "", status);
+    }
+}

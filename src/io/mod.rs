@@ -115,10 +115,38 @@ pub fn line_reader(
     strip_bom: bool,
 ) -> std::io::Result<lines::LineReader<Box<dyn std::io::Read>>> {
     let source: Box<dyn std::io::Read> = match input {
-        Input::Stdin => Box::new(stdin()?),
+        Input::Stdin => {
+            // Taken as `stdin()` would be: a closed standard input fails here, and is noted.
+            drop(stdin()?);
+            Box::new(RawStdin)
+        }
         Input::Path(path) => Box::new(long_paths::open_file(path)?),
     };
     Ok(lines::LineReader::new(source, terminator, strip_bom))
+}
+
+/// Standard input as a plain descriptor reader, holding no lock: a manifest read from it
+/// leaves `stdin()` free for a line that names standard input, whose hash, on a hashing
+/// thread, then reads what the manifest's reader has not taken (at the end of a short
+/// manifest, nothing), as xxhsum does. With `stdin()`'s lock held by the manifest's reader,
+/// that hash waited for it forever.
+struct RawStdin;
+
+impl std::io::Read for RawStdin {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the duration of the
+            // call, and the kernel checks descriptor 0 itself.
+            let read = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+            if read >= 0 {
+                return Ok(read as usize);
+            }
+            let error = std::io::Error::last_os_error();
+            if error.kind() != std::io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+    }
 }
 
 /// Whether something tried to read a standard input that was closed: coreutils then also

@@ -26,6 +26,8 @@ pub struct Run {
     /// A program that runs this one, with its own arguments first (`setpriv ... --`).
     wrapper: Option<(PathBuf, Vec<OsString>)>,
     input: Option<Vec<u8>>,
+    /// Killed after this long: a run that would wait forever fails its test instead.
+    timeout: Option<std::time::Duration>,
     stdin: Option<Stdio>,
     stdout: Option<Stdio>,
     stderr: Option<Stdio>,
@@ -50,6 +52,7 @@ pub fn program(program: impl AsRef<OsStr>, dir: &Path) -> Run {
         shell: None,
         wrapper: None,
         input: None,
+        timeout: None,
         stdin: None,
         stdout: None,
         stderr: None,
@@ -104,6 +107,13 @@ impl Run {
     /// `bytes` on standard input (otherwise it is `/dev/null`).
     pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
         self.input = Some(bytes.as_ref().to_vec());
+        self
+    }
+
+    /// Kills the run after `limit` (a hang guard, far above any run's time; not a speed
+    /// check), so that a program waiting forever fails its test instead of stopping the suite.
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.timeout = Some(limit);
         self
     }
 
@@ -196,6 +206,9 @@ impl Run {
         let mut command = assert_cmd::Command::from_std(self.command());
         if let Some(bytes) = input {
             command.write_stdin(bytes);
+        }
+        if let Some(limit) = self.timeout {
+            command.timeout(limit);
         }
         command.output()
     }
