@@ -22,10 +22,11 @@ use crate::format::status::{
     write_xxhsum_nothing_verified, write_xxhsum_summary, write_xxhsum_unopened,
     write_xxhsum_verdict, FileStatus, Listed, ManifestSummary, Summary,
 };
+use crate::io::batch::hash_inputs;
 use crate::io::lines::LineReader;
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
-use crate::io::read::{hash_input, hash_inputs, ReadOptions};
+use crate::io::read::{hash_input, ReadOptions};
 use crate::io::settings::RunSettings;
 use crate::io::walk::Filter;
 use crate::io::Input;

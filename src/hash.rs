@@ -5,12 +5,12 @@
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
 use crate::format::{DigestEncoding, Output};
+use crate::io::batch::hash_inputs;
 use crate::io::multi::{self, Several};
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::progress::Progress;
 use crate::io::progress::ProgressChoice;
-use crate::io::read::hash_inputs;
 use crate::io::settings::RunSettings;
 use crate::io::shard::{select, Shard};
 use crate::io::walk::WalkOptions;

@@ -1,11 +1,13 @@
 //! Everything that touches files, in the order one run meets them: naming inputs (`walk`: `-r`,
 //! filters, name lists), opening and reading them ahead on reader threads within a descriptor
-//! budget (`open`, `descriptors`), hashing them on the hashing threads (`read`, `mapped`,
-//! `multi`), results handed back in input order (`parallel`, which runs the stages), and the
-//! progress bar (`progress`).
+//! budget (`open`, `descriptors`), hashing them on the hashing threads (`batch` for a batch,
+//! `read` for one input, `large` for a mapped large file, `mapped` for the mappings, `multi`
+//! for several algorithms over one read), results handed back in input order (`parallel`,
+//! which runs the stages), and the progress bar (`progress`).
 //!
 //! How a file is read, and why (figures from the reference machine, 2 cores, hot page cache,
-//! 1 GiB file; `read.rs` has the details and `cargo bench --bench read` reproduces them):
+//! 1 GiB file; `read.rs` and `large.rs` have the details and `cargo bench --bench read`
+//! reproduces them):
 //! - up to 64 KiB, by a reader, in one `pread`, closed at once: the hashing thread gets its
 //!   bytes; larger files are opened by a reader, and those under 4 MiB asked of the device
 //!   at once (`POSIX_FADV_WILLNEED`); a mapped one is left to the kernel's readahead (asking
@@ -21,8 +23,10 @@
 //! - CRCs: 8 MiB windows on every core, combined; BLAKE3: its rayon tree, 128 MiB at a time;
 //! - never mapped: standard input, pipes, devices, and size-0 files such as those in `/proc`.
 
+pub(crate) mod batch;
 pub mod cache;
 pub(crate) mod descriptors;
+pub(crate) mod large;
 pub mod lines;
 pub mod long_paths;
 pub mod mapped;

@@ -11,13 +11,12 @@
 //! One algorithm alone keeps its own paths in `read` (lanes pulling files, a large CRC or
 //! BLAKE3 split on every core).
 
+use super::batch::{finish_batch, hash_each, in_order, open_batch, Batch, Source};
 use super::cache::Cache;
+use super::large::feed_mapping;
 use super::mapped::Mapping;
 use super::open::Ahead;
-use super::read::{
-    changed, changed_error, count, feed_mapping, feed_reader, finish_batch, hash_each, in_order,
-    open_batch, Batch, Hashing, MmapChoice, ReadOptions, Source,
-};
+use super::read::{changed, changed_error, count, feed_reader, Hashing, MmapChoice, ReadOptions};
 use super::Input;
 use crate::kernels::{table, Algorithm, Digest, Hasher};
 use std::fs::{File, Metadata};

@@ -5,10 +5,10 @@
 use super::options::{S3Options, UploadChoice};
 use super::parts::hash_parts;
 use super::rules::{part_limits_error, Upload};
+use crate::io::large::combine_crcs;
 use crate::io::multi::Several;
 use crate::io::read::{
-    changed, changed_error, combine_crcs, directory_error, hash_file, hash_file_with, Hashing,
-    ReadOptions,
+    changed, changed_error, directory_error, hash_file, hash_file_with, Hashing, ReadOptions,
 };
 use crate::io::Input;
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
