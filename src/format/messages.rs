@@ -138,13 +138,7 @@ impl Message<'_> {
                 manifest,
                 line_number,
                 algorithm,
-            } => {
-                let kind = algorithm.map_or(String::new(), |name| format!("{name} "));
-                with_name(
-                    manifest,
-                    &format!(": {line_number}: improperly formatted {kind}checksum line"),
-                )
-            }
+            } => improper_line(manifest, *line_number, *algorithm),
             Message::ManifestReadError { manifest } => with_name(manifest, ": read error"),
             Message::MatchedAs {
                 name,
@@ -174,31 +168,14 @@ impl Message<'_> {
             ),
             Message::NoFileVerified { manifest } => with_name(manifest, ": no file was verified"),
             Message::B3sumLine(reason) => reason.as_bytes().to_vec(),
-            Message::B3sumFailures(count) => format!(
-                "WARNING: {count} computed checksum{} did NOT match",
-                if *count == 1 { "" } else { "s" }
-            )
-            .into_bytes(),
+            Message::B3sumFailures(count) => b3sum_failures(*count),
             Message::B3sumStopped(reason) => format!("Error: {reason}").into_bytes(),
             Message::XxhsumImproperLine {
                 manifest,
                 line_number,
-            } => format!(
-                "{}:{line_number}: Error: Improperly formatted checksum line.",
-                String::from_utf8_lossy(manifest)
-            )
-            .into_bytes(),
-            Message::XxhsumNoProperLines { manifest } => format!(
-                "{}: no properly formatted xxHash checksum lines found",
-                String::from_utf8_lossy(manifest)
-            )
-            .into_bytes(),
-            Message::XxhsumCannotOpen { manifest, reason } => {
-                let mut text = b"Error: Could not open '".to_vec();
-                text.extend_from_slice(manifest);
-                text.extend_from_slice(format!("': {reason}").as_bytes());
-                text
-            }
+            } => xxhsum_improper_line(manifest, *line_number),
+            Message::XxhsumNoProperLines { manifest } => xxhsum_no_proper_lines(manifest),
+            Message::XxhsumCannotOpen { manifest, reason } => xxhsum_cannot_open(manifest, reason),
             Message::XxhsumReadFailed => {
                 b"Error: a failure occurred reading the input file.".to_vec()
             }
@@ -235,6 +212,42 @@ impl Message<'_> {
             } => stats(counts, *bytes, *seconds).into_bytes(),
         }
     }
+}
+
+/// coreutils' `FILE: N: improperly formatted SHA256 checksum line` (the algorithm named only
+/// by `cksum -a` and the tagged readings).
+fn improper_line(manifest: &[u8], line_number: usize, algorithm: Option<&str>) -> Vec<u8> {
+    let kind = algorithm.map_or(String::new(), |name| format!("{name} "));
+    with_name(
+        manifest,
+        &format!(": {line_number}: improperly formatted {kind}checksum line"),
+    )
+}
+
+/// b3sum's warning after its statuses.
+fn b3sum_failures(count: u64) -> Vec<u8> {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("WARNING: {count} computed checksum{plural} did NOT match").into_bytes()
+}
+
+/// xxhsum's words for a line it cannot read, with the manifest's name unquoted.
+fn xxhsum_improper_line(manifest: &[u8], line_number: usize) -> Vec<u8> {
+    let manifest = String::from_utf8_lossy(manifest);
+    format!("{manifest}:{line_number}: Error: Improperly formatted checksum line.").into_bytes()
+}
+
+/// xxhsum's words for a manifest with no line it can read.
+fn xxhsum_no_proper_lines(manifest: &[u8]) -> Vec<u8> {
+    let manifest = String::from_utf8_lossy(manifest);
+    format!("{manifest}: no properly formatted xxHash checksum lines found").into_bytes()
+}
+
+/// xxhsum's words for a manifest it cannot open: the name's own bytes, in quotes.
+fn xxhsum_cannot_open(manifest: &[u8], reason: &str) -> Vec<u8> {
+    let mut text = b"Error: Could not open '".to_vec();
+    text.extend_from_slice(manifest);
+    text.extend_from_slice(format!("': {reason}").as_bytes());
+    text
 }
 
 /// A quoted name, then the rest of the message.

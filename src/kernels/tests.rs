@@ -98,6 +98,23 @@ fn each_kernel_is_chosen_only_where_it_runs() {
         kernel(Algorithm::Md5, &caps),
         ours(Kernel::Avx2, Kernel::Portable)
     );
+    assert_eq!(caps, x86_with_avx2_and_vpclmulqdq());
+}
+
+/// The x86-64 baseline with AVX2, SSE4.1, PCLMULQDQ and VPCLMULQDQ, and no BMI.
+fn x86_with_avx2_and_vpclmulqdq() -> Capabilities {
+    Capabilities {
+        avx2: true,
+        pclmulqdq: true,
+        sse41: true,
+        vpclmulqdq: true,
+        ..x86_baseline()
+    }
+}
+
+#[test]
+fn our_sha512_rounds_and_the_avx512_tier_are_chosen_only_with_all_they_need() {
+    let mut caps = x86_with_avx2_and_vpclmulqdq();
     // SHA-384/512 of one stream: our rounds with an AVX2 schedule need BMI1 and BMI2 too
     // (ring otherwise), as on AMD Zen 3.
     for algorithm in [Algorithm::Sha512, Algorithm::Sha384] {
