@@ -37,7 +37,8 @@ full-object\t''"
 complete -c fasthash -l s3-preset -d 'What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object), aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag' -r -f -a "aws-cli-v2\t''
 aws-cli-v1\t''
 boto3\t''"
-complete -c fasthash -l verify-s3 -d 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`' -r
+complete -c fasthash -l verify-s3 -d 'Compare FILE with what S3 reports for its object: `--verify-s3 s3://BUCKET/KEY FILE` asks S3 (HeadObject; credentials, region and endpoint as the AWS CLI finds them), `--verify-s3 HEAD.json FILE` reads what `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed. `--verify-s3 s3://BUCKET/PREFIX/ DIR` compares every object under the prefix with the file of DIR its key names: OK, FAILED, MISSING (no file), NEW (no object), cannot verify' -r
+complete -c fasthash -l endpoint-url -d 'With --verify-s3 s3://...: the S3-compatible server to ask (MinIO, Ceph, a local server), addressed by path; default: AWS_ENDPOINT_URL, the profile\'s endpoint_url, or Amazon S3' -r
 complete -c fasthash -l seconds -d 'With --bench: seconds to spend measuring, in all (default 3, at most 3600)' -r
 complete -c fasthash -l generate -d 'Print a generated file: the man page or a shell\'s completions' -r -f -a "man\t''
 complete-bash\t''
@@ -53,7 +54,7 @@ complete -c fasthash -s z -l zero -d 'End each output line with NUL, not newline
 complete -c fasthash -l base64 -d 'Print digests in base64, as `cksum --base64` does'
 complete -c fasthash -l no-names -d 'Print digests only, without names'
 complete -c fasthash -s c -l check -d 'Read checksums from the FILEs and verify them'
-complete -c fasthash -l ignore-missing -d 'With --check: do not fail or report for missing files'
+complete -c fasthash -l ignore-missing -d 'With --check: do not fail or report for missing files; with --verify-s3 of a tree, for objects that have no file'
 complete -c fasthash -l quiet -d 'With --check: do not print OK for each verified file'
 complete -c fasthash -l status -d 'With --check: print nothing; the exit status tells'
 complete -c fasthash -l strict -d 'With --check: exit non-zero for improperly formatted lines'
