@@ -303,7 +303,8 @@ pub struct Cli {
     /// Show the progress bar at once, even where standard error is not a terminal (default:
     /// only when it is a terminal and the work takes more than a second). The bar names the
     /// file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s).
-    /// Hashing and S3 values only: --check, --merge and --verify-s3 have no bar
+    /// Hashing, S3 values and --verify-s3 of a tree only: --check, --merge and --verify-s3 of
+    /// one object have no bar
     #[arg(long, overrides_with = "no_progress")]
     pub progress: bool,
 

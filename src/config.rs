@@ -224,7 +224,7 @@ impl Mode {
             inputs.push(Input::Stdin);
         }
         if let Some(what) = &cli.verify_s3 {
-            return verify_s3(&cli, what, &inputs[0], walk.filter, run);
+            return verify_s3(&cli, personality, what, &inputs[0], walk.filter, run);
         }
         if cli.merge {
             if cli.json {
@@ -443,6 +443,7 @@ fn run_settings(cli: &Cli) -> RunSettings {
 /// `--verify-s3 WHERE FILE`: a JSON file, an object, or a prefix (then FILE is a directory).
 fn verify_s3(
     cli: &Cli,
+    personality: &Program,
     what: &OsString,
     file: &Input,
     filter: Filter,
@@ -474,6 +475,7 @@ fn verify_s3(
                     follow_links: cli.follow,
                     ignore_missing: cli.ignore_missing,
                     json: cli.json,
+                    progress: progress_choice(cli, personality),
                     run,
                 }));
             }
@@ -844,9 +846,9 @@ const POINTLESS: &[Pointless] = &[
     },
     // --no-progress is honoured everywhere; a bar asked for where there is none is not.
     Pointless {
-        found: |g| when(g.cli.progress, "--progress").zip(g.mode),
+        found: |g| when(g.cli.progress, "--progress").zip(g.mode.filter(|_| !g.bucket)),
         with_or_without: "with",
-        why: "the bar follows the hashing of files (and of their S3 values) only",
+        why: "the bar follows the hashing of files (their S3 values, a tree against S3) only",
     },
 ];
 
@@ -1061,5 +1063,48 @@ mod tests {
             mode(&["fasthash", "--verify-s3", "head.json", "f"]),
             Mode::VerifyS3(_)
         ));
+    }
+
+    #[test]
+    fn verify_s3_takes_a_json_an_object_or_a_prefix() {
+        if !cfg!(feature = "s3") {
+            let refused = config(&["fasthash", "--verify-s3", "s3://b/k", "f"]);
+            assert!(matches!(refused, Err(Error::S3 { .. })));
+            return;
+        }
+        let Mode::VerifyS3(object) = mode(&["fasthash", "--verify-s3", "s3://b/k", "f"]) else {
+            panic!("expected one object");
+        };
+        assert!(matches!(object.source, Source::Object { .. }));
+        let tree = [
+            "fasthash",
+            "--verify-s3",
+            "s3://b/p/",
+            "dir",
+            "--exclude",
+            "*.tmp",
+        ];
+        let Mode::VerifyBucket(bucket) = mode(&[&tree[..], &["--ignore-missing", "-L"]].concat())
+        else {
+            panic!("expected a tree");
+        };
+        assert!(bucket.ignore_missing && bucket.follow_links);
+        assert_eq!(bucket.location.key, "p/");
+        let endpoint = ["--endpoint-url", "http://127.0.0.1:9000"];
+        let Mode::VerifyBucket(bucket) = mode(&[&tree[..], &endpoint].concat()) else {
+            panic!("expected a tree");
+        };
+        assert_eq!(bucket.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        // What only a tree or an S3 URL uses is refused elsewhere.
+        let json = ["fasthash", "--verify-s3", "head.json", "f"];
+        assert!(usage_message(&[&json[..], &endpoint].concat()).starts_with("--endpoint-url"));
+        assert!(usage_message(&[&json[..], &["--exclude", "x"]].concat()).starts_with("--exclude"));
+        let object = ["fasthash", "--verify-s3", "s3://b/k", "f"];
+        assert!(
+            usage_message(&[&object[..], &["--ignore-missing"]].concat())
+                .contains("--ignore-missing")
+        );
+        assert!(usage_message(&[&object[..], &["--progress"]].concat()).starts_with("--progress"));
+        assert!(usage_message(&["fasthash", "--verify-s3", "s3:///k", "f"]).contains("no bucket"));
     }
 }

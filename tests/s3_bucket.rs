@@ -511,6 +511,34 @@ fn a_prefix_of_a_thousand_objects() {
 }
 
 #[test]
+fn parts_of_several_sizes_are_said_to_differ() {
+    let Some(server) = server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), "f", random_bytes(17 * MIB, 9));
+    // 5 MiB, then 6 MiB, then the last 6 MiB: part 1 does not cut the file into 3 parts.
+    let mut upload = item(
+        "uneven",
+        &dir.path().join("f"),
+        Some("SHA256"),
+        Some((5 * MIB, "COMPOSITE")),
+    );
+    upload["part_sizes"] = json!([5 * MIB, 6 * MIB, 6 * MIB]);
+    server.upload("uneven", &[upload]);
+    let output = server.verify(dir.path(), &["--verify-s3", "s3://uneven/uneven", "f"]);
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("ChecksumSHA256: cannot verify (the parts differ in size"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ETag: cannot verify (the parts differ in size"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("f: FAILED\n"), "{stdout}");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
 fn an_etag_of_sse_kms_cannot_be_verified_and_says_why() {
     let Some(server) = server() else { return };
     let dir = tempfile::tempdir().unwrap();

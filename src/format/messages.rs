@@ -533,7 +533,7 @@ fn render_error(error: &Error, style: MessageStyle) -> Vec<u8> {
             format!("write error: {}", crate::error::os_error_text(source)).into_bytes()
         }
         Error::S3 { location, failure } => {
-            format!("{location}: {}", s3_failure(failure)).into_bytes()
+            with_name(location.as_bytes(), &format!(": {}", s3_failure(failure)))
         }
     }
 }

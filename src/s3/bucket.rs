@@ -19,11 +19,12 @@ use crate::format::messages::Message;
 use crate::format::status::{
     write_status, write_summary_json, FileStatus, ManifestSummary, Summary,
 };
+use crate::io::progress::{Progress, ProgressChoice};
 use crate::io::settings::RunSettings;
 use crate::io::walk::{expand, Filter, Task, WalkOptions};
 use crate::io::Input;
 use crate::report::Reporter;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,8 @@ pub struct VerifyBucket {
     /// `--ignore-missing`: objects with no file are passed over.
     pub ignore_missing: bool,
     pub json: bool,
+    /// The bar, on a terminal, while objects are verified.
+    pub progress: ProgressChoice,
     pub run: RunSettings,
 }
 
@@ -111,29 +114,36 @@ pub fn run(
 /// The files of the tree (with `-r`'s rules and the filters), each with its key when it has
 /// one (a name that is not UTF-8 cannot be a key), and the walk's failures.
 fn walk(request: &VerifyBucket) -> (Vec<(PathBuf, Option<String>)>, Vec<Error>) {
-    let options = WalkOptions {
+    let mut failures = Vec::new();
+    let files = expand(
+        vec![Input::Path(request.tree.clone())],
+        walk_options(request),
+    )
+    .filter_map(|task| match task {
+        Task::Hash(Input::Path(path)) => {
+            let key = key_of(&request.location.key, &request.tree, &path);
+            Some((path, key))
+        }
+        Task::Fail { name, error } => {
+            failures.push(Error::Input {
+                name,
+                source: error,
+            });
+            None
+        }
+        _ => None,
+    })
+    .collect();
+    (files, failures)
+}
+
+/// The walk of the tree: `-r`'s, with `-L` and the filters.
+fn walk_options(request: &VerifyBucket) -> WalkOptions {
+    WalkOptions {
         recursive: true,
         follow_links: request.follow_links,
         filter: request.filter.clone(),
-    };
-    let mut failures = Vec::new();
-    let files = expand(vec![Input::Path(request.tree.clone())], options)
-        .filter_map(|task| match task {
-            Task::Hash(Input::Path(path)) => {
-                let key = key_of(&request.location.key, &request.tree, &path);
-                Some((path, key))
-            }
-            Task::Fail { name, error } => {
-                failures.push(Error::Input {
-                    name,
-                    source: error,
-                });
-                None
-            }
-            _ => None,
-        })
-        .collect();
-    (files, failures)
+    }
 }
 
 /// The key of the file at `path` under `tree`: the prefix, then the path below the tree with
@@ -152,13 +162,20 @@ pub(crate) fn pair(
     listed: &[String],
     files: &[(PathBuf, Option<String>)],
 ) -> Vec<Paired> {
-    let present: HashSet<&str> = files.iter().filter_map(|(_, key)| key.as_deref()).collect();
+    let walked: HashMap<&str, &PathBuf> = files
+        .iter()
+        .filter_map(|(path, key)| Some((key.as_deref()?, path)))
+        .collect();
     listed
         .iter()
         .filter_map(|key| {
             let below = key.strip_prefix(&request.location.key)?;
-            let file = request.tree.join(below);
-            let present = present.contains(key.as_str());
+            // The file read is always one the walk found; a key no walked file has (`a//b`,
+            // `/etc/x`, `../x`) only names, under the tree, the file that is not there.
+            let (file, present) = match walked.get(key.as_str()) {
+                Some(path) => ((*path).clone(), true),
+                None => (request.tree.join(below.trim_start_matches('/')), false),
+            };
             let wanted =
                 request.filter.selects_listed(&file) && (present || !request.ignore_missing);
             wanted.then(|| Paired {
@@ -216,6 +233,9 @@ fn verify_concurrently(
         .collect();
     let (answers, received) = std::sync::mpsc::channel();
     let read = &request.run.read;
+    // The bar counts the tree's files and the bytes hashed, and names the file in hand.
+    let tree = [Input::Path(request.tree.clone())];
+    let progress = Progress::start(request.progress, &tree, &walk_options(request));
     let mut verdicts: Vec<(usize, (FileStatus, Vec<FieldCheck>))> = std::thread::scope(|scope| {
         scope.spawn(|| client.head_all(asked, answers));
         received
@@ -223,6 +243,8 @@ fn verify_concurrently(
             .par_bridge()
             .filter_map(|(place, head)| {
                 let object = present.get(place)?;
+                let file = Input::Path(object.file.clone());
+                progress.hashing(&[&file]);
                 let verdict = match head {
                     Ok(reported) => judge(&object.file, &reported, read),
                     Err(failure) => (
@@ -230,10 +252,12 @@ fn verify_concurrently(
                         Vec::new(),
                     ),
                 };
+                progress.file_done(&Task::Hash(file));
                 Some((place, verdict))
             })
             .collect()
     });
+    progress.finish();
     verdicts.sort_by_key(|(place, _)| *place);
     verdicts.into_iter().map(|(_, verdict)| verdict).collect()
 }
@@ -329,6 +353,7 @@ mod tests {
             follow_links: false,
             ignore_missing,
             json: false,
+            progress: ProgressChoice::Never,
             run: RunSettings {
                 threads: 1,
                 readers: 1,
@@ -368,5 +393,10 @@ mod tests {
         assert_eq!(filtered.len(), 2);
         let present_only = pair(&request("p/", Filter::default(), true), &listed, &files);
         assert_eq!(present_only.len(), 1);
+        // A key that no walked file can have names a file under the tree, never one outside.
+        let odd = vec!["p//etc/passwd".to_string(), "p/../x".to_string()];
+        let paired = pair(&request("p/", Filter::default(), false), &odd, &files);
+        assert_eq!(paired[0].file, Path::new("dir/etc/passwd"));
+        assert!(paired.iter().all(|p| !p.present));
     }
 }

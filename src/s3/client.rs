@@ -306,17 +306,7 @@ fn innermost_reason(error: &dyn std::error::Error) -> String {
 /// Whether the object was uploaded in parts, by its values' `-N`, or a COMPOSITE type
 /// (Amazon S3 gives the `-N`; some S3-compatible servers give only the type).
 fn looks_multipart(reported: &Reported) -> bool {
-    let parts_suffix = |value: &str| {
-        value
-            .rsplit_once('-')
-            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    };
-    reported.checksum_type.as_deref() == Some("COMPOSITE")
-        || reported.etag.as_deref().is_some_and(parts_suffix)
-        || reported
-            .checksums
-            .iter()
-            .any(|(_, value)| parts_suffix(value))
+    reported.checksum_type.as_deref() == Some("COMPOSITE") || reported.part_count().is_some()
 }
 
 /// The SDK's configuration and client, and the endpoint as messages name it. A custom

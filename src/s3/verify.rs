@@ -73,7 +73,7 @@ pub(crate) struct Reported {
 
 impl Reported {
     /// The number of parts: a value's `-N` (or the ETag's), else `PartsCount`.
-    fn part_count(&self) -> Option<u64> {
+    pub(crate) fn part_count(&self) -> Option<u64> {
         let values = self.checksums.iter().map(|(_, value)| value.as_str());
         values
             .chain(self.etag.as_deref())
