@@ -23,7 +23,7 @@ _fasthash() {
 
     case "${cmd}" in
         fasthash)
-            opts="-a -b -t -z -c -w -j -r -L -h -V --algorithm --binary --text --tag --untagged --zero --base64 --no-names --check --ignore-missing --quiet --status --strict --warn --threads --readers --recursive --follow --exclude --include --files-from --files0-from --tree --cache --shard --merge --progress --no-progress --stats --s3 --s3-header --json --part-size --checksum-type --etag --no-part-limits --s3-preset --verify-s3 --mmap --no-mmap --list-kernels --debug --bench --seconds --generate --help --version"
+            opts="-a -b -t -z -c -w -j -r -L -h -V --algorithm --binary --text --tag --untagged --zero --base64 --no-names --check --ignore-missing --quiet --status --strict --warn --threads --readers --recursive --follow --exclude --include --files-from --files0-from --tree --cache --shard --merge --progress --no-progress --stats --s3 --s3-header --json --part-size --checksum-type --etag --no-part-limits --s3-preset --verify-s3 --endpoint-url --mmap --no-mmap --list-kernels --debug --bench --seconds --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -90,6 +90,10 @@ _fasthash() {
                     return 0
                     ;;
                 --verify-s3)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -37,7 +37,8 @@ full-object\t''"
 complete -c fasthash -l s3-preset -d 'What this client makes S3 store for the file: aws-cli-v2 (CRC64NVME, full object), aws-cli-v1 or boto3 (CRC32, composite from 8 MiB): algorithm, type, value and ETag' -r -f -a "aws-cli-v2\t''
 aws-cli-v1\t''
 boto3\t''"
-complete -c fasthash -l verify-s3 -d 'Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`' -r
+complete -c fasthash -l verify-s3 -d 'Compare FILE with what S3 reports for its object: `--verify-s3 s3://BUCKET/KEY FILE` asks S3 (HeadObject; credentials, region and endpoint as the AWS CLI finds them), `--verify-s3 HEAD.json FILE` reads what `aws s3api head-object --checksum-mode ENABLED` or `get-object-attributes` printed. `--verify-s3 s3://BUCKET/PREFIX/ DIR` compares every object under the prefix with the file of DIR its key names: OK, FAILED, MISSING (no file), NEW (no object), cannot verify' -r
+complete -c fasthash -l endpoint-url -d 'With --verify-s3 s3://...: the S3-compatible server to ask (MinIO, Ceph, a local server), addressed by path; default: AWS_ENDPOINT_URL, the profile\'s endpoint_url, or Amazon S3' -r
 complete -c fasthash -l seconds -d 'With --bench: seconds to spend measuring, in all (default 3, at most 3600)' -r
 complete -c fasthash -l generate -d 'Print a generated file: the man page or a shell\'s completions' -r -f -a "man\t''
 complete-bash\t''
@@ -53,7 +54,7 @@ complete -c fasthash -s z -l zero -d 'End each output line with NUL, not newline
 complete -c fasthash -l base64 -d 'Print digests in base64, as `cksum --base64` does'
 complete -c fasthash -l no-names -d 'Print digests only, without names'
 complete -c fasthash -s c -l check -d 'Read checksums from the FILEs and verify them'
-complete -c fasthash -l ignore-missing -d 'With --check: do not fail or report for missing files'
+complete -c fasthash -l ignore-missing -d 'With --check: do not fail or report for missing files; with --verify-s3 of a tree, for objects that have no file'
 complete -c fasthash -l quiet -d 'With --check: do not print OK for each verified file'
 complete -c fasthash -l status -d 'With --check: print nothing; the exit status tells'
 complete -c fasthash -l strict -d 'With --check: exit non-zero for improperly formatted lines'
@@ -61,7 +62,7 @@ complete -c fasthash -s w -l warn -d 'With --check: warn about improperly format
 complete -c fasthash -s r -l recursive -d 'Hash the files under directories, recursively (sorted by name, hidden files included)'
 complete -c fasthash -s L -l follow -d 'With -r: follow symbolic links met while walking (loops are reported, not followed); links named on the command line are always followed'
 complete -c fasthash -l merge -d 'Merge the shard manifests FILE... (of --shard K/N, any order) into the manifest one run writes, byte for byte; refuses shards of different runs, a shard twice or a missing one'
-complete -c fasthash -l progress -d 'Show the progress bar at once, even where standard error is not a terminal (default: only when it is a terminal and the work takes more than a second). The bar names the file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s). Hashing and S3 values only: --check, --merge and --verify-s3 have no bar'
+complete -c fasthash -l progress -d 'Show the progress bar at once, even where standard error is not a terminal (default: only when it is a terminal and the work takes more than a second). The bar names the file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s). Hashing, S3 values and --verify-s3 of a tree only: --check, --merge and --verify-s3 of one object have no bar'
 complete -c fasthash -l no-progress -d 'Never show a progress bar'
 complete -c fasthash -l stats -d 'At the end, one line on standard error: files, bytes hashed, time and rate, in decimal units (`fasthash: 1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, N failed`); with --check the OK, FAILED, missing and unreadable counts, with --tree also MISSING, MOVED and NEW. Not with --merge, which hashes nothing'
 complete -c fasthash -l s3 -d 'Print the Amazon S3 checksum value (base64, as the x-amz-checksum-* header wants it): `VALUE  NAME`'

@@ -105,6 +105,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
             tally,
             manifests: manifest_summaries(audit, &per_manifest, None),
             tree: Some((tree_name, None)),
+            cannot_verify: None,
         };
         write_summary(audit, out, reporter, &summary)
     });
@@ -117,7 +118,7 @@ pub fn run(audit: &Audit, out: &mut (impl Write + Send), reporter: &Reporter) ->
 type Reported<'a> = (Vec<u8>, Status, Option<Listed<'a>>);
 
 /// The tree must be a directory that can be read: an audit of anything else is refused.
-fn tree_is_a_directory(tree: &Path) -> io::Result<()> {
+pub(crate) fn tree_is_a_directory(tree: &Path) -> io::Result<()> {
     let metadata = crate::io::long_paths::metadata(tree)?;
     if metadata.is_dir() {
         Ok(())
@@ -290,14 +291,41 @@ fn write_report(
     walk_failures: &[Error],
     report: &[Reported],
 ) -> io::Result<()> {
+    write_lines(out, reporter, walk_failures, report, |out, line| {
+        let (name, status, listed) = line;
+        write_one(audit, out, name, status, listed.as_ref())
+    })
+}
+
+/// A line of the report of a tree: the name it shows and the status it gives.
+pub(crate) trait TreeLine {
+    fn name_and_status(&self) -> (&[u8], &Status);
+}
+
+impl TreeLine for Reported<'_> {
+    fn name_and_status(&self) -> (&[u8], &Status) {
+        (&self.0, &self.1)
+    }
+}
+
+/// The report of a tree compared with what lists its files (manifests, an S3 prefix): the
+/// walk's failures, then each line, an unreadable file's reason on standard error before it;
+/// the first failed write stops it.
+pub(crate) fn write_lines<W: Write, L: TreeLine>(
+    out: &mut W,
+    reporter: &Reporter,
+    walk_failures: &[Error],
+    lines: &[L],
+    mut write_line: impl FnMut(&mut W, &L) -> io::Result<()>,
+) -> io::Result<()> {
     for error in walk_failures {
         reporter.error_after(out, error)?;
     }
-    for (name, status, listed) in report {
-        if let Status::Unreadable(reason) = status {
+    for line in lines {
+        if let (name, Status::Unreadable(reason)) = line.name_and_status() {
             reporter.say_after(out, &Message::Named { name, reason })?;
         }
-        write_one(audit, out, name, status, listed.as_ref())?;
+        write_line(out, line)?;
     }
     Ok(())
 }
@@ -371,6 +399,7 @@ fn ended_early(
             tally,
             manifests: manifest_summaries(audit, per_manifest, failed_manifest),
             tree: Some(tree.unwrap_or((tree_name, None))),
+            cannot_verify: None,
         };
         write_summary_json(out, &summary).and_then(|()| out.flush())
     } else {

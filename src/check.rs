@@ -110,6 +110,9 @@ pub struct Tally {
     pub new: u64,
     /// Manifest lines that are not checksum lines.
     pub improper: u64,
+    /// `--verify-s3` of a tree: objects S3 gives nothing to compare with (not in
+    /// [`Tally::counts`], which a check's and an audit's summaries write).
+    pub cannot_verify: u64,
 }
 
 impl Tally {
@@ -143,6 +146,7 @@ impl Tally {
         self.moved += other.moved;
         self.new += other.new;
         self.improper += other.improper;
+        self.cannot_verify += other.cannot_verify;
     }
 
     /// Counts one file's status.
@@ -154,6 +158,7 @@ impl Tally {
             FileStatus::Missing => &mut self.missing,
             FileStatus::Moved { .. } => &mut self.moved,
             FileStatus::New => &mut self.new,
+            FileStatus::CannotVerify(_) => &mut self.cannot_verify,
         } += 1;
     }
 
@@ -232,6 +237,7 @@ fn conclude(
                 .map(|m| m.summary(&check.options))
                 .collect(),
             tree: None,
+            cannot_verify: None,
         };
         write_summary_json(out, &summary)
     } else {

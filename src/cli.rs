@@ -101,6 +101,14 @@ pub(crate) const EXAMPLES: &[(&str, &str)] = &[
         "what `aws s3 cp` will make S3 store",
     ),
     (
+        "fasthash --verify-s3 s3://B/KEY F",
+        "F against the checksums S3 stores for it",
+    ),
+    (
+        "fasthash --verify-s3 s3://B/up/ DIR",
+        "every object under up/ against DIR's files",
+    ),
+    (
         "fasthash --verify-s3 head.json F",
         "F against `aws s3api head-object` output",
     ),
@@ -207,7 +215,8 @@ pub struct Cli {
     #[arg(short = 'c', long)]
     pub check: bool,
 
-    /// With --check: do not fail or report for missing files
+    /// With --check: do not fail or report for missing files; with --verify-s3 of a tree,
+    /// for objects that have no file
     #[arg(long)]
     pub ignore_missing: bool,
 
@@ -294,7 +303,8 @@ pub struct Cli {
     /// Show the progress bar at once, even where standard error is not a terminal (default:
     /// only when it is a terminal and the work takes more than a second). The bar names the
     /// file being hashed, cut to fit from the front; sizes and rates are decimal (MB, GB/s).
-    /// Hashing and S3 values only: --check, --merge and --verify-s3 have no bar
+    /// Hashing, S3 values and --verify-s3 of a tree only: --check, --merge and --verify-s3 of
+    /// one object have no bar
     #[arg(long, overrides_with = "no_progress")]
     pub progress: bool,
 
@@ -352,10 +362,20 @@ pub struct Cli {
     #[arg(long, value_name = "CLIENT", value_parser = ["aws-cli-v2", "aws-cli-v1", "boto3"], help_heading = "Amazon S3")]
     pub s3_preset: Option<String>,
 
-    /// Compare FILE with the JSON that `aws s3api head-object --checksum-mode ENABLED` or
-    /// `get-object-attributes` printed for it: `--verify-s3 HEAD.json FILE`
-    #[arg(long, value_name = "JSON", help_heading = "Amazon S3")]
+    /// Compare FILE with what S3 reports for its object: `--verify-s3 s3://BUCKET/KEY FILE`
+    /// asks S3 (HeadObject; credentials, region and endpoint as the AWS CLI finds them),
+    /// `--verify-s3 HEAD.json FILE` reads what `aws s3api head-object --checksum-mode ENABLED`
+    /// or `get-object-attributes` printed. `--verify-s3 s3://BUCKET/PREFIX/ DIR` compares every
+    /// object under the prefix with the file of DIR its key names: OK, FAILED, MISSING (no
+    /// file), NEW (no object), cannot verify
+    #[arg(long, value_name = "WHERE", help_heading = "Amazon S3")]
     pub verify_s3: Option<OsString>,
+
+    /// With --verify-s3 s3://...: the S3-compatible server to ask (MinIO, Ceph, a local
+    /// server), addressed by path; default: AWS_ENDPOINT_URL, the profile's endpoint_url, or
+    /// Amazon S3
+    #[arg(long, value_name = "URL", help_heading = "Amazon S3")]
+    pub endpoint_url: Option<String>,
 
     /// Map every regular file into memory instead of reading it (default: map files of 4 MiB
     /// and more, and on one thread files from 128 KiB hashed side by side)

@@ -19,7 +19,9 @@ use crate::io::walk::{Filter, WalkOptions};
 use crate::io::Input;
 use crate::kernels::Algorithm;
 use crate::merge::Merge;
-use crate::s3::verify::VerifyS3;
+use crate::s3::bucket::VerifyBucket;
+use crate::s3::location::S3Location;
+use crate::s3::verify::{Source, VerifyS3};
 use clap::error::ErrorKind;
 use clap::Parser;
 use std::ffi::OsString;
@@ -43,8 +45,10 @@ pub enum Mode {
     Check(Check),
     /// `--check --tree DIR`: audit a tree against manifests.
     Audit(Audit),
-    /// `--verify-s3 JSON FILE`.
+    /// `--verify-s3 JSON FILE`, `--verify-s3 s3://BUCKET/KEY FILE`.
     VerifyS3(VerifyS3),
+    /// `--verify-s3 s3://BUCKET/PREFIX/ DIR`.
+    VerifyBucket(VerifyBucket),
     /// `--merge FILE...`: shard manifests into one.
     Merge(Merge),
     /// `fasthash --bench`.
@@ -76,6 +80,7 @@ impl Mode {
                 Some(&files.walk.filter)
             }
             Mode::Check(check) | Mode::Audit(Audit { check, .. }) => Some(&check.filter),
+            Mode::VerifyBucket(bucket) => Some(&bucket.filter),
             _ => None,
         }
     }
@@ -218,8 +223,8 @@ impl Mode {
         if inputs.is_empty() {
             inputs.push(Input::Stdin);
         }
-        if let Some(json) = &cli.verify_s3 {
-            return verify_s3(&cli, json, &inputs[0], run);
+        if let Some(what) = &cli.verify_s3 {
+            return verify_s3(&cli, personality, what, &inputs[0], walk.filter, run);
         }
         if cli.merge {
             if cli.json {
@@ -385,7 +390,8 @@ fn refuse_mode_combinations(
 ) -> Result<(), Error> {
     if cli.verify_s3.is_some() && cli.files.len() != 1 {
         return Err(Error::usage(
-            "--verify-s3 compares one file: fasthash --verify-s3 HEAD.json FILE",
+            "--verify-s3 compares one file or directory: fasthash --verify-s3 s3://BUCKET/KEY \
+             FILE, s3://BUCKET/PREFIX/ DIR, or HEAD.json FILE",
         ));
     }
     if cli.files.is_empty() && cli.merge && cli.verify_s3.is_none() {
@@ -434,24 +440,60 @@ fn run_settings(cli: &Cli) -> RunSettings {
     }
 }
 
-/// `--verify-s3 JSON FILE`.
-fn verify_s3(cli: &Cli, json: &OsString, file: &Input, run: RunSettings) -> Result<Mode, Error> {
+/// `--verify-s3 WHERE FILE`: a JSON file, an object, or a prefix (then FILE is a directory).
+fn verify_s3(
+    cli: &Cli,
+    personality: &Program,
+    what: &OsString,
+    file: &Input,
+    filter: Filter,
+    run: RunSettings,
+) -> Result<Mode, Error> {
     let file = match file {
         Input::Path(path) => path.clone(),
         // `-` names standard input, which cannot be compared part by part.
         Input::Stdin => {
             return Err(Error::Usage {
-                message: "--verify-s3 needs the JSON and a file".into(),
+                message: "--verify-s3 needs a file (or a directory) to compare".into(),
                 try_help: false,
             })
         }
     };
+    let source = match verify_s3_location(cli).transpose().map_err(Error::usage)? {
+        None => Source::Json(PathBuf::from(what)),
+        Some(location) => {
+            if !cfg!(feature = "s3") {
+                return Err(location.error(crate::error::S3Failure::NotBuiltIn));
+            }
+            let endpoint = cli.endpoint_url.clone();
+            if location.is_prefix() {
+                return Ok(Mode::VerifyBucket(VerifyBucket {
+                    location,
+                    endpoint,
+                    tree: file,
+                    filter,
+                    follow_links: cli.follow,
+                    ignore_missing: cli.ignore_missing,
+                    json: cli.json,
+                    progress: progress_choice(cli, personality),
+                    run,
+                }));
+            }
+            Source::Object { location, endpoint }
+        }
+    };
     Ok(Mode::VerifyS3(VerifyS3 {
-        json: PathBuf::from(json),
+        source,
         file,
         json_output: cli.json,
         run,
     }))
+}
+
+/// `--verify-s3`'s S3 URL, when it names one (or why it is no S3 URL).
+fn verify_s3_location(cli: &Cli) -> Option<Result<S3Location, String>> {
+    let what = cli.verify_s3.as_ref()?;
+    S3Location::parse(std::os::unix::ffi::OsStrExt::as_bytes(what.as_os_str()))
 }
 
 /// `--check` of `manifests`, by the program's rules.
@@ -610,6 +652,9 @@ struct Given<'a> {
     names_option: Option<&'static str>,
     reading_option: Option<&'static str>,
     audit: bool,
+    /// `--verify-s3 s3://...`, and whether it names a tree (`s3://BUCKET/PREFIX/`).
+    s3_url: bool,
+    bucket: bool,
 }
 
 impl Given<'_> {
@@ -657,6 +702,8 @@ impl Given<'_> {
                 (cli.no_mmap, "--no-mmap"),
             ]),
             audit: cli.check && cli.tree.is_some(),
+            s3_url: matches!(verify_s3_location(cli), Some(Ok(_))),
+            bucket: matches!(verify_s3_location(cli), Some(Ok(l)) if l.is_prefix()),
         }
     }
 
@@ -674,6 +721,14 @@ fn when(given: bool, option: &'static str) -> Option<&'static str> {
 /// The refusals, in the order they are tested.
 const POINTLESS: &[Pointless] = &[
     Pointless {
+        found: |g| {
+            when(g.cli.endpoint_url.is_some() && !g.s3_url, "--endpoint-url")
+                .zip(Some("--verify-s3 s3://..."))
+        },
+        with_or_without: "without",
+        why: "it names the S3-compatible server that --verify-s3 asks about an s3:// object",
+    },
+    Pointless {
         found: |g| when(g.cli.recursive, "-r").zip(g.mode.filter(|mode| *mode == "--check")),
         with_or_without: "with",
         why: "a manifest names the files it checks (--tree DIR also walks DIR for files it does \
@@ -685,20 +740,25 @@ const POINTLESS: &[Pointless] = &[
         why: "-r walks directories to hash the files in them",
     },
     Pointless {
-        found: |g| when(g.cli.follow && !g.cli.recursive && !g.audit, "-L").zip(Some("-r")),
+        found: |g| {
+            let walks = g.cli.recursive || g.audit || g.bucket;
+            when(g.cli.follow && !walks, "-L").zip(Some("-r"))
+        },
         with_or_without: "without",
-        why: "it follows symbolic links met while walking directories (-r, or --check --tree \
-              DIR); links named on the command line are always followed",
+        why: "it follows symbolic links met while walking directories (-r, --check --tree DIR, \
+              --verify-s3 s3://BUCKET/PREFIX/ DIR); links named on the command line are always \
+              followed",
     },
     Pointless {
-        found: |g| g.filter_option.zip(g.merge_or_verify),
+        found: |g| g.filter_option.zip(g.merge_or_verify.filter(|_| !g.bucket)),
         with_or_without: "with",
-        why: "it filters the files -r walks or --check reads",
+        why: "it filters the files -r walks, --check reads or --verify-s3 s3://BUCKET/PREFIX/ \
+              DIR compares",
     },
     Pointless {
         found: |g| {
             g.filter_option
-                .filter(|_| !g.cli.recursive && !g.cli.check)
+                .filter(|_| !g.cli.recursive && !g.cli.check && !g.bucket)
                 .zip(Some("-r"))
         },
         with_or_without: "without",
@@ -786,9 +846,9 @@ const POINTLESS: &[Pointless] = &[
     },
     // --no-progress is honoured everywhere; a bar asked for where there is none is not.
     Pointless {
-        found: |g| when(g.cli.progress, "--progress").zip(g.mode),
+        found: |g| when(g.cli.progress, "--progress").zip(g.mode.filter(|_| !g.bucket)),
         with_or_without: "with",
-        why: "the bar follows the hashing of files (and of their S3 values) only",
+        why: "the bar follows the hashing of files (their S3 values, a tree against S3) only",
     },
 ];
 
@@ -803,6 +863,7 @@ fn first_given<'a>(options: &[(bool, &'a str)]) -> Option<&'a str> {
 /// The combinations coreutils' digest programs refuse, in the order they test them.
 fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Error> {
     let check = cli.check;
+    let bucket = matches!(verify_s3_location(cli), Some(Ok(l)) if l.is_prefix());
     let binary_or_text = cli.binary || cli.text_typed;
     let is_coreutils = personality.is_coreutils();
     let refusals: [(bool, &str); 10] = [
@@ -824,7 +885,7 @@ fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Err
             "the --binary and --text options are meaningless when verifying checksums",
         ),
         (
-            cli.ignore_missing && !check,
+            cli.ignore_missing && !check && !bucket,
             "the --ignore-missing option is meaningful only when verifying checksums",
         ),
         (
@@ -1002,5 +1063,48 @@ mod tests {
             mode(&["fasthash", "--verify-s3", "head.json", "f"]),
             Mode::VerifyS3(_)
         ));
+    }
+
+    #[test]
+    fn verify_s3_takes_a_json_an_object_or_a_prefix() {
+        if !cfg!(feature = "s3") {
+            let refused = config(&["fasthash", "--verify-s3", "s3://b/k", "f"]);
+            assert!(matches!(refused, Err(Error::S3 { .. })));
+            return;
+        }
+        let Mode::VerifyS3(object) = mode(&["fasthash", "--verify-s3", "s3://b/k", "f"]) else {
+            panic!("expected one object");
+        };
+        assert!(matches!(object.source, Source::Object { .. }));
+        let tree = [
+            "fasthash",
+            "--verify-s3",
+            "s3://b/p/",
+            "dir",
+            "--exclude",
+            "*.tmp",
+        ];
+        let Mode::VerifyBucket(bucket) = mode(&[&tree[..], &["--ignore-missing", "-L"]].concat())
+        else {
+            panic!("expected a tree");
+        };
+        assert!(bucket.ignore_missing && bucket.follow_links);
+        assert_eq!(bucket.location.key, "p/");
+        let endpoint = ["--endpoint-url", "http://127.0.0.1:9000"];
+        let Mode::VerifyBucket(bucket) = mode(&[&tree[..], &endpoint].concat()) else {
+            panic!("expected a tree");
+        };
+        assert_eq!(bucket.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        // What only a tree or an S3 URL uses is refused elsewhere.
+        let json = ["fasthash", "--verify-s3", "head.json", "f"];
+        assert!(usage_message(&[&json[..], &endpoint].concat()).starts_with("--endpoint-url"));
+        assert!(usage_message(&[&json[..], &["--exclude", "x"]].concat()).starts_with("--exclude"));
+        let object = ["fasthash", "--verify-s3", "s3://b/k", "f"];
+        assert!(
+            usage_message(&[&object[..], &["--ignore-missing"]].concat())
+                .contains("--ignore-missing")
+        );
+        assert!(usage_message(&[&object[..], &["--progress"]].concat()).starts_with("--progress"));
+        assert!(usage_message(&["fasthash", "--verify-s3", "s3:///k", "f"]).contains("no bucket"));
     }
 }

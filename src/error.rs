@@ -35,6 +35,36 @@ pub enum Error {
     Invalid { name: Vec<u8>, reason: String },
     /// Standard output failed for another reason than a closed pipe.
     Write(io::Error),
+    /// S3 could not be asked, or refused: where (an `s3://` URL), and why.
+    S3 {
+        location: String,
+        failure: S3Failure,
+    },
+}
+
+/// Why a request to S3 failed, in the kinds a user acts on differently (`format::messages`
+/// words each in one line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum S3Failure {
+    /// No credentials anywhere the AWS CLI looks; the SDK's reason.
+    NoCredentials(String),
+    /// Credentials that S3 does not know or whose signature it refuses: S3's error code.
+    BadCredentials(String),
+    /// HTTP 403 for credentials S3 accepted.
+    AccessDenied,
+    NoSuchBucket,
+    NoSuchKey,
+    /// The bucket is in another region than the one asked (S3's `x-amz-bucket-region`).
+    WrongRegion(Option<String>),
+    /// No answer from the endpoint: which endpoint, and the reason from the connection.
+    Unreachable {
+        endpoint: String,
+        reason: String,
+    },
+    /// Any other refusal or failure, in S3's or the SDK's words.
+    Other(String),
+    /// This fasthash was built without the cargo feature `s3`.
+    NotBuiltIn,
 }
 
 impl Error {

@@ -72,6 +72,12 @@ pub fn run(config: &Config) -> ExitStatus {
         Mode::VerifyS3(verify) => run_over_files(config, &reporter, &verify.run, b'\n', |out| {
             s3::verify::run(verify, out, &reporter)
         }),
+        Mode::VerifyBucket(bucket) => {
+            run_over_files(config, &reporter, &bucket.run, b'\n', |out| {
+                let (status, tally) = s3::bucket::run(bucket, out, &reporter);
+                (status, Counts::verified(Verified::Bucket(tally)))
+            })
+        }
         Mode::Merge(merge) => run_over_files(config, &reporter, &merge.run, b'\n', |out| {
             (merge::run(merge, out, &reporter), Counts::default())
         }),

@@ -40,11 +40,13 @@ pub struct Counts {
     pub verified: Option<Verified>,
 }
 
-/// The tally of `--check`, or of an audit (`--check --tree`), whose words differ.
+/// The tally of `--check`, of an audit (`--check --tree`), or of `--verify-s3` of a tree,
+/// whose words differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verified {
     Check(Tally),
     Audit(Tally),
+    Bucket(Tally),
 }
 
 impl Counts {

@@ -25,5 +25,6 @@ mod pipeline;
 mod progress;
 mod readme;
 mod s3;
+mod s3_bucket;
 mod shards;
 mod xxhsum;

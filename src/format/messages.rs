@@ -4,7 +4,7 @@
 
 use super::quote::quote_name;
 use crate::check::Tally;
-use crate::error::{Error, MessageStyle};
+use crate::error::{Error, MessageStyle, S3Failure};
 use crate::io::cache::Ignored;
 use crate::kernels::Algorithm;
 use crate::report::{Counts, Verified};
@@ -307,6 +307,16 @@ pub(crate) fn audit_counts(tally: &Tally) -> Vec<(&'static str, u64)> {
         .collect()
 }
 
+/// The counts of `--verify-s3` of a tree with their words, in the order of its summary line:
+/// the audit's that apply (no MOVED: an object is where its key says), and the objects that
+/// could not be verified.
+pub(crate) fn bucket_counts(tally: &Tally) -> Vec<(&'static str, u64)> {
+    let mut counts = audit_counts(tally);
+    counts.retain(|(word, _)| *word != "MOVED");
+    counts.push(("cannot verify", tally.cannot_verify));
+    counts
+}
+
 /// `1,234 files, 5.67 GB in 2.31 s, 2.45 GB/s`, then `, 2 failed` when some could not be read;
 /// a check's or an audit's counts after a `;`, every one, in a fixed order: `; 10 OK, 1 FAILED,
 /// 0 missing, 1 unreadable` (missing: passed over by `--ignore-missing`), or the audit's.
@@ -321,6 +331,7 @@ fn stats(counts: &Counts, bytes: u64, seconds: f64) -> String {
             ("unreadable", tally.unreadable),
         ],
         Some(Verified::Audit(tally)) => audit_counts(tally),
+        Some(Verified::Bucket(tally)) => bucket_counts(tally),
     };
     let files = match counts.verified {
         None => counts.files,
@@ -534,6 +545,39 @@ fn render_error(error: &Error, style: MessageStyle) -> Vec<u8> {
         Error::Write(source) => {
             format!("write error: {}", crate::error::os_error_text(source)).into_bytes()
         }
+        Error::S3 { location, failure } => {
+            with_name(location.as_bytes(), &format!(": {}", s3_failure(failure)))
+        }
+    }
+}
+
+/// Why S3 could not be asked, in one line that says what to do about it.
+pub(crate) fn s3_failure(failure: &S3Failure) -> String {
+    match failure {
+        S3Failure::NoCredentials(reason) => format!(
+            "no AWS credentials found ({reason}); set AWS_ACCESS_KEY_ID and \
+             AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, as for the AWS CLI"
+        ),
+        S3Failure::BadCredentials(code) => {
+            format!("S3 refused the credentials ({code}): check the access key and secret")
+        }
+        S3Failure::AccessDenied => "access denied: these credentials may not read it".into(),
+        S3Failure::NoSuchBucket => "no such bucket".into(),
+        S3Failure::NoSuchKey => "no such key".into(),
+        S3Failure::WrongRegion(Some(region)) => {
+            format!("the bucket is in region {region}: set AWS_REGION={region}")
+        }
+        S3Failure::WrongRegion(None) => {
+            "the bucket is in another region: set AWS_REGION to its region".into()
+        }
+        S3Failure::Unreachable { endpoint, reason } => {
+            format!("cannot reach {endpoint}: {reason}")
+        }
+        S3Failure::Other(reason) => reason.clone(),
+        S3Failure::NotBuiltIn => "this fasthash was built without S3 access (cargo feature \
+                                  's3'); compare with the JSON of 'aws s3api head-object' \
+                                  instead: --verify-s3 HEAD.json FILE"
+            .into(),
     }
 }
 

@@ -20,9 +20,13 @@ fn write_verdict(out: &mut impl Write, name: &[u8], status: &FileStatus) -> io::
     out.write_all(&quote_name(name))?;
     out.write_all(b": ")?;
     out.write_all(status.word().as_bytes())?;
-    if let FileStatus::Moved { from } = status {
-        out.write_all(b" from ")?;
-        out.write_all(&quote_name(from))?;
+    match status {
+        FileStatus::Moved { from } => {
+            out.write_all(b" from ")?;
+            out.write_all(&quote_name(from))?;
+        }
+        FileStatus::CannotVerify(reason) => write!(out, " ({reason})")?,
+        _ => {}
     }
     out.write_all(b"\n")
 }
@@ -120,6 +124,9 @@ pub enum FileStatus {
         from: Vec<u8>,
     },
     New,
+    /// `--verify-s3` of a tree: S3 gives no value the file can be compared with (an ETag of
+    /// SSE-KMS, no checksum), or could not be asked about the object: why.
+    CannotVerify(String),
 }
 
 impl FileStatus {
@@ -127,6 +134,7 @@ impl FileStatus {
     fn word(&self) -> &'static str {
         match self {
             FileStatus::Unreadable(_) => "FAILED open or read",
+            FileStatus::CannotVerify(_) => "cannot verify",
             other => other.json_word(),
         }
     }
@@ -141,6 +149,7 @@ impl FileStatus {
             FileStatus::Missing => "MISSING",
             FileStatus::Moved { .. } => "MOVED",
             FileStatus::New => "NEW",
+            FileStatus::CannotVerify(_) => "CANNOT_VERIFY",
         }
     }
 }
@@ -178,22 +187,38 @@ fn write_status_json(
     status: &FileStatus,
     listed: Option<&Listed>,
 ) -> io::Result<()> {
-    let mut object = typed("file");
-    insert_name(&mut object, "name", name);
-    object.insert("status".into(), status.json_word().into());
-    match status {
-        FileStatus::Moved { from } => insert_name(&mut object, "from", from),
-        FileStatus::Unreadable(reason) => {
-            object.insert("error".into(), reason.as_str().into());
-        }
-        _ => {}
-    }
+    let mut object = file_object(name, status);
     if let Some(listed) = listed {
         object.insert("algorithm".into(), listed.algorithm.to_string().into());
         insert_name(&mut object, "manifest", listed.manifest);
         object.insert("line".into(), listed.line.into());
     }
     write_object(out, object)
+}
+
+/// The start of the `"type": "file"` object of every file a check, an audit or `--verify-s3`
+/// of a tree reports on: its name, its status, and what the status adds.
+pub(crate) fn file_object(name: &[u8], status: &FileStatus) -> Map<String, Value> {
+    let mut object = typed("file");
+    insert_name(&mut object, "name", name);
+    object.insert("status".into(), status.json_word().into());
+    insert_status_detail(&mut object, status);
+    object
+}
+
+/// What a status adds to a file's object: where a moved file was, why a file could not be
+/// read or verified.
+fn insert_status_detail(object: &mut Map<String, Value>, status: &FileStatus) {
+    match status {
+        FileStatus::Moved { from } => insert_name(object, "from", from),
+        FileStatus::Unreadable(reason) => {
+            object.insert("error".into(), reason.as_str().into());
+        }
+        FileStatus::CannotVerify(reason) => {
+            object.insert("reason".into(), reason.as_str().into());
+        }
+        _ => {}
+    }
 }
 
 /// The `"type": "improper"` object of a manifest line that is not a checksum line (`--warn`).
@@ -226,6 +251,9 @@ pub struct Summary<'a> {
     pub manifests: Vec<ManifestSummary<'a>>,
     /// The audited tree, and why it could not be audited, if it could not.
     pub tree: Option<(&'a [u8], Option<String>)>,
+    /// `--verify-s3` of a tree: its files that could not be verified (the key is only in its
+    /// summary).
+    pub cannot_verify: Option<u64>,
 }
 
 /// The `"type": "summary"` object that ends a check or an audit.
@@ -234,6 +262,9 @@ pub fn write_summary_json(out: &mut impl Write, summary: &Summary) -> io::Result
     let status = if summary.verified { "OK" } else { "FAILED" };
     object.insert("status".into(), status.into());
     insert_counts(&mut object, &summary.tally);
+    if let Some(count) = summary.cannot_verify {
+        object.insert("cannot_verify".into(), count.into());
+    }
     if let Some((tree, error)) = &summary.tree {
         insert_name(&mut object, "tree", tree);
         if let Some(error) = error {

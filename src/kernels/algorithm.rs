@@ -588,6 +588,18 @@ impl Algorithm {
             .map(|info| info.algorithm)
     }
 
+    /// Looks up the algorithm of an `x-amz-checksum-*` header, in any case (HTTP header names
+    /// are case-insensitive).
+    pub fn from_s3_header(header: &str) -> Option<Algorithm> {
+        ALGORITHMS
+            .iter()
+            .find(|info| {
+                info.s3_header
+                    .is_some_and(|h| h.eq_ignore_ascii_case(header))
+            })
+            .map(|info| info.algorithm)
+    }
+
     pub fn name(self) -> &'static str {
         self.info().name
     }

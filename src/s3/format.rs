@@ -5,6 +5,7 @@ use super::values::S3Checksum;
 use crate::format::escape::{escape_name, needs_escape};
 use crate::format::json::{insert_name, typed, write_object};
 use crate::format::quote::quote_name;
+use crate::format::status::{file_object, FileStatus};
 use crate::kernels::{Algorithm, S3ChecksumType};
 use serde_json::{Map, Value};
 use std::io::{self, Write};
@@ -164,7 +165,7 @@ pub(crate) struct FieldCheck {
 }
 
 /// Which field, and how it was compared.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Field {
     ContentLength,
     /// A checksum: of the whole file (`FULL_OBJECT`, no part count), or `COMPOSITE` of
@@ -281,10 +282,19 @@ pub(crate) fn write_verify_line(out: &mut impl Write, file: &[u8], ok: bool) -> 
     out.write_all(&line)
 }
 
-/// What `--verify-s3` names in its JSON object: the file and S3's JSON.
+/// What `--verify-s3` names in its JSON object: the file, and where S3's values came from.
 pub(crate) struct Compared<'a> {
     pub file: &'a [u8],
-    pub s3_json: &'a [u8],
+    pub source: ValuesFrom<'a>,
+}
+
+/// Where `--verify-s3` read what S3 reports.
+#[derive(Clone, Copy)]
+pub(crate) enum ValuesFrom<'a> {
+    /// A file of `aws s3api` JSON.
+    S3Json(&'a [u8]),
+    /// The object itself (`s3://BUCKET/KEY`), asked with HeadObject.
+    Object(&'a str),
 }
 
 /// `--verify-s3 --json`: the verdict as one object, each field compared in `fields`.
@@ -316,12 +326,17 @@ pub(crate) fn write_verify_error_json(
 fn verify_object(compared: &Compared, status: &str) -> Map<String, Value> {
     let mut object = typed("verify_s3");
     insert_name(&mut object, "name", compared.file);
-    insert_name(&mut object, "s3_json", compared.s3_json);
+    match compared.source {
+        ValuesFrom::S3Json(path) => insert_name(&mut object, "s3_json", path),
+        ValuesFrom::Object(url) => {
+            object.insert("object".into(), url.into());
+        }
+    }
     object.insert("status".into(), status.into());
     object
 }
 
-fn field_json(check: &FieldCheck) -> Value {
+pub(crate) fn field_json(check: &FieldCheck) -> Value {
     let mut object = Map::new();
     object.insert("field".into(), check.name().into());
     object.insert("status".into(), check.status().into());
@@ -373,4 +388,24 @@ fn field_json(check: &FieldCheck) -> Value {
         }
     }
     Value::Object(object)
+}
+
+/// `--verify-s3 s3://BUCKET/PREFIX/ DIR --json`: one file's object in the audit's shape
+/// (`"type": "file"`, name, status), with the object's URL where the audit names a manifest
+/// line, and each field compared as `--verify-s3` of one object gives it.
+pub(crate) fn write_tree_file_json(
+    out: &mut impl Write,
+    name: &[u8],
+    status: &FileStatus,
+    object: Option<&str>,
+    fields: &[FieldCheck],
+) -> io::Result<()> {
+    let mut json = file_object(name, status);
+    if let Some(url) = object {
+        json.insert("object".into(), url.into());
+    }
+    if !fields.is_empty() {
+        json.insert("fields".into(), fields.iter().map(field_json).collect());
+    }
+    write_object(out, json)
 }

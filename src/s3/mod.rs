@@ -8,9 +8,21 @@
 //! - `parts`: cutting a file into parts and hashing each;
 //! - `values`: the checksums and ETags S3 stores, from a file or standard input;
 //! - `format`: the lines, headers and JSON printed for them;
-//! - `verify`: `--verify-s3`, a file against what S3 reported.
+//! - `verify`: `--verify-s3`, a file against what S3 reported;
+//! - `location`: `s3://BUCKET/KEY` and `s3://BUCKET/PREFIX/`;
+//! - `client` (feature `s3`): HeadObject and ListObjectsV2 through the AWS SDK;
+//! - `bucket`: `--verify-s3 s3://BUCKET/PREFIX/ DIR`, a tree against the objects under a prefix.
 
+pub mod bucket;
+#[cfg(feature = "s3")]
+pub(crate) mod client;
+// Without the feature, a client that cannot be made: the code that would use one still
+// compiles and is tested, and asking S3 ends in one clear refusal.
+#[cfg(not(feature = "s3"))]
+#[path = "no_client.rs"]
+pub(crate) mod client;
 pub mod format;
+pub mod location;
 pub mod options;
 pub mod parts;
 pub mod presets;

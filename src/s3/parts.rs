@@ -73,15 +73,20 @@ pub(crate) fn hash_parts(
                 hash_group(&source, parts, size, part_size, &engines)
             })
             .collect::<io::Result<_>>()?;
+        crate::io::read::count(size as usize);
         return Ok(hashed.into_iter().flatten().collect());
     }
-    (0..count)
+    let hashed = (0..count)
         .into_par_iter()
         .map(|index| {
             let (start, end) = part_range(index, size, part_size);
             hash_range(file, start, end, algorithms)
         })
-        .collect()
+        .collect();
+    // `--stats` and the bar count what was read, once a file (a part is read once whatever
+    // the number of algorithms).
+    crate::io::read::count(size as usize);
+    hashed
 }
 
 /// Where part `index` starts and ends.

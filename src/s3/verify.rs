@@ -1,54 +1,149 @@
-//! `--verify-s3 HEAD.json FILE`: a local file against what S3 reported for the object, from
-//! `aws s3api head-object --checksum-mode ENABLED` (checksum fields at the top, a composite
-//! value with its `-N`, `ContentLength`, `ETag` in quotes, `PartsCount` with `--part-number`)
-//! or `aws s3api get-object-attributes` (`Checksum: {...}`, `ObjectParts`, `ObjectSize`, an
-//! unquoted `ETag`).
+//! `--verify-s3 HEAD.json FILE` and `--verify-s3 s3://BUCKET/KEY FILE`: a local file against
+//! what S3 reports for the object. The JSON is what `aws s3api head-object --checksum-mode
+//! ENABLED` prints (checksum fields at the top, a composite value with its `-N`,
+//! `ContentLength`, `ETag` in quotes, `PartsCount` with `--part-number`) or `aws s3api
+//! get-object-attributes` (`Checksum: {...}`, `ObjectParts`, `ObjectSize`, an unquoted `ETag`);
+//! an `s3://` URL is asked with HeadObject itself (`client`), whose headers say the same.
 //!
 //! A multipart value depends on the part size, which S3 does not report: it is taken from the
-//! parts' sizes when the JSON lists them, else tried among the sizes that give the reported
-//! number of parts (the AWS clients' 8 MiB-doubling size first, then whole MiB), at most
-//! [`MAX_TRIES`] of them.
+//! first part's size when S3 gives it (HeadObject with a part number, ObjectParts), else tried
+//! among the sizes that give the reported number of parts (the AWS clients' 8 MiB-doubling
+//! size first, then whole MiB), at most [`MAX_TRIES`] of them. When the cut is known (a
+//! single upload, or parts of a known size), every value S3 reported is computed in one read
+//! of the file.
 
 use super::format::{
     write_field_line, write_verify_error_json, write_verify_json, write_verify_line, Compared,
-    Field, FieldCheck, FieldResult,
+    Field, FieldCheck, FieldResult, ValuesFrom,
 };
+use super::location::S3Location;
 use super::parts::part_count;
 use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
-use super::values::{compute, S3Checksum};
+use super::values::{compute, compute_all, S3Checksum};
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
+use crate::format::status::FileStatus;
 use crate::io::long_paths;
 use crate::io::read::{hash_file, ReadOptions};
 use crate::io::settings::RunSettings;
 use crate::kernels::{Algorithm, Digest, S3ChecksumType};
-use crate::report::Reporter;
+use crate::report::{Counts, Reporter};
 use serde_json::Value;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// `--verify-s3 JSON FILE`, as the command line asks.
+/// `--verify-s3 JSON FILE` or `--verify-s3 s3://BUCKET/KEY FILE`, as the command line asks.
 #[derive(Debug)]
 pub struct VerifyS3 {
-    /// The JSON that S3 printed.
-    pub json: PathBuf,
+    /// Where S3's values come from.
+    pub source: Source,
     pub file: PathBuf,
     /// `--json`: the verdict as one JSON object.
     pub json_output: bool,
     pub run: RunSettings,
 }
 
+/// What S3 reported, as a file of its JSON or as the object to ask.
+#[derive(Debug)]
+pub enum Source {
+    Json(PathBuf),
+    Object {
+        location: S3Location,
+        /// `--endpoint-url`, when given (else the AWS CLI's own settings decide).
+        endpoint: Option<String>,
+    },
+}
+
 const MAX_TRIES: usize = 8;
 
-/// What the JSON says about the object.
+/// What S3 says about the object (in its JSON, or in HeadObject's headers).
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Reported {
     pub checksums: Vec<(Algorithm, String)>,
     pub checksum_type: Option<String>,
     pub size: Option<u64>,
+    /// Without its quotes.
     pub etag: Option<String>,
     pub parts_count: Option<u64>,
+    /// The sizes of the parts listed, from the first (HeadObject of part 1 gives one).
     pub part_sizes: Vec<u64>,
+    /// Why the ETag is no MD5 when S3 says the object is encrypted so (SSE-KMS, SSE-C).
+    pub etag_not_md5: Option<&'static str>,
+}
+
+impl Reported {
+    /// The number of parts: a value's `-N` (or the ETag's), else `PartsCount`.
+    pub(crate) fn part_count(&self) -> Option<u64> {
+        let values = self.checksums.iter().map(|(_, value)| value.as_str());
+        values
+            .chain(self.etag.as_deref())
+            .filter_map(|value| split_part_count(value)?.1.parse().ok())
+            .next()
+            .or(self.parts_count)
+    }
+
+    /// How the object was cut, when S3 says enough to know: `Some(None)` for one upload of
+    /// the whole file, `Some(Some(size))` for parts of that size (the last one smaller).
+    fn known_cut(&self, size: u64) -> Option<Option<u64>> {
+        match self.part_count() {
+            None => Some(None),
+            Some(count) => {
+                let first = *self.part_sizes.first()?;
+                (part_count(size, first) == count).then_some(Some(first))
+            }
+        }
+    }
+
+    /// The parts are not all of the first one's size (the last one aside): S3 gave the first
+    /// part's size, and it does not cut the file into the reported number of parts.
+    fn parts_differ(&self, size: u64, count: u64) -> bool {
+        self.part_sizes
+            .first()
+            .is_some_and(|&first| part_count(size, first) != count)
+    }
+}
+
+/// Why an object's ETag is not the MD5 S3 makes it of, from how S3 says it is encrypted:
+/// `x-amz-server-side-encryption` (`ServerSideEncryption`) and whether a customer key
+/// (SSE-C) was used.
+pub(crate) fn etag_not_md5(encryption: Option<&str>, customer_key: bool) -> Option<&'static str> {
+    if customer_key {
+        return Some("encrypted with a customer key (SSE-C): its ETag is not an MD5");
+    }
+    encryption
+        .filter(|sse| sse.starts_with("aws:kms"))
+        .map(|_| "encrypted with SSE-KMS: its ETag is not an MD5")
+}
+
+/// What HeadObject's response headers say (`x-amz-checksum-*`, `x-amz-checksum-type`,
+/// `Content-Length`, `ETag`, `x-amz-mp-parts-count`, encryption). Read from the headers
+/// rather than the SDK's fields, so that every algorithm of fasthash's table is found,
+/// whichever algorithms the SDK's model knows.
+// Read only by the client, which a build without the feature `s3` lacks.
+#[cfg_attr(not(feature = "s3"), allow(dead_code))]
+pub(crate) fn reported_from_headers<'a>(
+    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Reported {
+    let mut reported = Reported::default();
+    let (mut encryption, mut customer_key) = (None, false);
+    for (name, value) in headers {
+        let name = name.to_ascii_lowercase();
+        match name.as_str() {
+            "x-amz-checksum-type" => reported.checksum_type = Some(value.to_string()),
+            "content-length" => reported.size = value.parse().ok(),
+            "etag" => reported.etag = Some(value.trim_matches('"').to_string()),
+            "x-amz-mp-parts-count" => reported.parts_count = value.parse().ok(),
+            "x-amz-server-side-encryption" => encryption = Some(value.to_string()),
+            "x-amz-server-side-encryption-customer-algorithm" => customer_key = true,
+            _ => {
+                if let Some(algorithm) = Algorithm::from_s3_header(&name) {
+                    reported.checksums.push((algorithm, value.to_string()));
+                }
+            }
+        }
+    }
+    reported.etag_not_md5 = etag_not_md5(encryption.as_deref(), customer_key);
+    reported
 }
 
 /// Reads the fields fasthash can check from head-object or get-object-attributes output.
@@ -93,6 +188,10 @@ pub(crate) fn parse_reported(json: &Value) -> Result<Reported, String> {
                 .collect()
         })
         .unwrap_or_default();
+    reported.etag_not_md5 = etag_not_md5(
+        top.get("ServerSideEncryption").and_then(Value::as_str),
+        top.contains_key("SSECustomerAlgorithm"),
+    );
     if reported.checksums.is_empty() && reported.etag.is_none() && reported.size.is_none() {
         return Err("no checksum, ETag or size in it".into());
     }
@@ -127,40 +226,23 @@ pub(crate) fn candidate_part_sizes(size: u64, count: u64, listed: &[u64]) -> Vec
 }
 
 /// Returns the status and, for `--stats`, the file counted (failed when it could not be read).
-pub fn run(
-    request: &VerifyS3,
-    out: &mut impl Write,
-    reporter: &Reporter,
-) -> (ExitStatus, crate::report::Counts) {
-    use crate::report::Counts;
-    let (json_path, file) = (&request.json, &request.file);
-    let json_name = json_path.as_os_str().as_encoded_bytes();
-    let text = match long_paths::read(json_path) {
-        Ok(text) => text,
-        Err(source) => {
-            reporter.error(&Error::Input {
-                name: json_name.to_vec(),
-                source,
-            });
-            return (ExitStatus::Usage, Counts::default());
+pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> (ExitStatus, Counts) {
+    let file = &request.file;
+    let url;
+    let source = match &request.source {
+        Source::Json(path) => ValuesFrom::S3Json(path.as_os_str().as_encoded_bytes()),
+        Source::Object { location, .. } => {
+            url = location.to_string();
+            ValuesFrom::Object(&url)
         }
     };
-    let reported = match serde_json::from_slice::<Value>(&text)
-        .map_err(|e| e.to_string())
-        .and_then(|json| parse_reported(&json))
-    {
+    let reported = match reported(request, reporter) {
         Ok(reported) => reported,
-        Err(reason) => {
-            reporter.say(&Message::NotS3Json {
-                name: json_name,
-                reason: &reason,
-            });
-            return (ExitStatus::Usage, Counts::default());
-        }
+        Err(status) => return (status, Counts::default()),
     };
     let compared = Compared {
         file: file.as_os_str().as_encoded_bytes(),
-        s3_json: json_name,
+        source,
     };
     let json = request.json_output;
     // Text lines go out a field at a time, as each is checked; the JSON object at the end.
@@ -202,6 +284,47 @@ pub fn run(
     (status, counts)
 }
 
+/// What S3 reported: the JSON read and parsed, or the object asked. A failure is reported
+/// here; its status comes back: 2 for JSON that cannot be used (as for a wrong command line),
+/// 1 when S3 could not be asked.
+fn reported(request: &VerifyS3, reporter: &Reporter) -> Result<Reported, ExitStatus> {
+    let json_path = match &request.source {
+        Source::Json(path) => path,
+        Source::Object { location, endpoint } => {
+            return ask_s3(location, endpoint.as_deref()).map_err(|error| {
+                reporter.error(&error);
+                ExitStatus::Failure
+            })
+        }
+    };
+    let json_name = json_path.as_os_str().as_encoded_bytes();
+    let text = long_paths::read(json_path).map_err(|source| {
+        reporter.error(&Error::Input {
+            name: json_name.to_vec(),
+            source,
+        });
+        ExitStatus::Usage
+    })?;
+    serde_json::from_slice::<Value>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(|json| parse_reported(&json))
+        .map_err(|reason| {
+            reporter.say(&Message::NotS3Json {
+                name: json_name,
+                reason: &reason,
+            });
+            ExitStatus::Usage
+        })
+}
+
+/// HeadObject of the object (and of its first part, for a multipart one).
+fn ask_s3(location: &S3Location, endpoint: Option<&str>) -> Result<Reported, Error> {
+    let client = super::client::Client::connect(location, endpoint)?;
+    client
+        .block_on(client.api().head_object(location))
+        .map_err(|failure| location.error(failure))
+}
+
 /// Why a verification stopped: the file could not be read, or a field's line not written.
 enum Failure {
     Read(io::Error),
@@ -209,15 +332,18 @@ enum Failure {
 }
 
 /// Every field compared, and the size of the file.
-struct Verdict {
-    size: u64,
-    fields: Vec<FieldCheck>,
+pub(crate) struct Verdict {
+    pub size: u64,
+    pub fields: Vec<FieldCheck>,
 }
 
 impl Verdict {
-    /// True when every field that could be checked matched and at least one was.
-    fn ok(&self) -> bool {
-        let matched = |f: &FieldCheck| matches!(f.result, FieldResult::Matched { .. });
+    /// True when every field that could be checked matched and at least one value of the
+    /// content did (a size alone verifies nothing).
+    pub(crate) fn ok(&self) -> bool {
+        let matched = |f: &FieldCheck| {
+            matches!(f.result, FieldResult::Matched { .. }) && f.field != Field::ContentLength
+        };
         let failed = |f: &FieldCheck| {
             matches!(
                 f.result,
@@ -225,6 +351,32 @@ impl Verdict {
             )
         };
         !self.fields.iter().any(failed) && self.fields.iter().any(matched)
+    }
+
+    /// The verdict in the audit's words: OK, FAILED when a field differs, else why nothing
+    /// could be verified.
+    pub(crate) fn file_status(&self) -> FileStatus {
+        if self.ok() {
+            return FileStatus::Ok;
+        }
+        let differs = |f: &FieldCheck| {
+            matches!(
+                f.result,
+                FieldResult::Differs { .. } | FieldResult::NoPartSize { .. }
+            )
+        };
+        if self.fields.iter().any(differs) {
+            return FileStatus::Failed;
+        }
+        let reason = self.fields.iter().find_map(|f| match f.result {
+            FieldResult::CannotVerify(reason) => Some(reason),
+            _ => None,
+        });
+        FileStatus::CannotVerify(
+            reason
+                .unwrap_or("S3 reports no checksum and no ETag")
+                .into(),
+        )
     }
 }
 
@@ -236,11 +388,13 @@ fn verify(
     read: &ReadOptions,
     mut checked: impl FnMut(&FieldCheck) -> io::Result<()>,
 ) -> Result<Verdict, Failure> {
-    let local = LocalFile {
+    let mut local = LocalFile {
         path,
         size: long_paths::metadata(path).map_err(Failure::Read)?.len(),
         read,
+        known: Vec::new(),
     };
+    local.known = values_in_one_read(&local, reported).map_err(Failure::Read)?;
     let mut fields = Vec::new();
     let mut add = |field: FieldCheck| {
         checked(&field).map_err(Failure::Write)?;
@@ -285,16 +439,61 @@ fn verify(
     })
 }
 
-/// The local file compared, read again for each value computed from it.
+/// [`verify`] for a file of a tree: the verdict, or why the file could not be read.
+pub(crate) fn verify_quietly(
+    path: &Path,
+    reported: &Reported,
+    read: &ReadOptions,
+) -> io::Result<Verdict> {
+    match verify(path, reported, read, |_| Ok(())) {
+        Ok(verdict) => Ok(verdict),
+        Err(Failure::Read(error) | Failure::Write(error)) => Err(error),
+    }
+}
+
+/// The local file compared: the values one read gave when the cut was known, and a read for
+/// each other value computed from it.
 struct LocalFile<'a> {
     path: &'a Path,
     size: u64,
     read: &'a ReadOptions,
+    /// What [`values_in_one_read`] computed.
+    known: Vec<S3Checksum>,
 }
 
 impl LocalFile<'_> {
     fn digest(&self, algorithm: Algorithm) -> io::Result<Digest> {
-        hash_file(long_paths::open_file(self.path)?, algorithm, self.read)
+        let whole = self.known.iter().find(|value| {
+            value.algorithm == algorithm && value.checksum_type == S3ChecksumType::FullObject
+        });
+        match whole {
+            Some(value) => Ok(value.digest),
+            None => hash_file(long_paths::open_file(self.path)?, algorithm, self.read),
+        }
+    }
+
+    /// The file's MD5 in hex: the single upload's ETag when one read computed it.
+    fn md5_hex(&self) -> io::Result<String> {
+        let single_etag = self
+            .known
+            .iter()
+            .find_map(|value| value.etag.as_deref().filter(|_| value.parts.is_none()));
+        match single_etag {
+            Some(etag) => Ok(etag.trim_matches('"').to_string()),
+            None => Ok(self.digest(Algorithm::Md5)?.to_hex()),
+        }
+    }
+
+    /// A COMPOSITE value in parts of `part_size` that one read computed, `relevant` saying
+    /// which.
+    fn known_in_parts(
+        &self,
+        part_size: u64,
+        relevant: &impl Fn(&S3Checksum) -> bool,
+    ) -> Option<&S3Checksum> {
+        self.known.iter().find(|value| {
+            value.parts.as_ref().map(|parts| parts.part_size) == Some(part_size) && relevant(value)
+        })
     }
 
     /// The first of `candidates` whose COMPOSITE upload in parts of that size gives a value
@@ -306,13 +505,24 @@ impl LocalFile<'_> {
         want_etag: bool,
         matches: impl Fn(&S3Checksum) -> bool,
     ) -> io::Result<Option<(u64, S3Checksum)>> {
+        let relevant = |value: &S3Checksum| match want_etag {
+            true => value.etag.is_some(),
+            false => {
+                value.algorithm == algorithm && value.checksum_type == S3ChecksumType::Composite
+            }
+        };
         for &part_size in candidates {
-            let upload = Upload::Multipart {
-                part_size,
-                checksum_type: S3ChecksumType::Composite,
+            let result = match self.known_in_parts(part_size, &relevant) {
+                Some(known) => known.clone(),
+                None => {
+                    let upload = Upload::Multipart {
+                        part_size,
+                        checksum_type: S3ChecksumType::Composite,
+                    };
+                    let file = long_paths::open_file(self.path)?;
+                    compute(file, algorithm, upload, want_etag, self.read)?
+                }
             };
-            let file = long_paths::open_file(self.path)?;
-            let result = compute(file, algorithm, upload, want_etag, self.read)?;
             if matches(&result) {
                 return Ok(Some((part_size, result)));
             }
@@ -320,6 +530,63 @@ impl LocalFile<'_> {
         Ok(None)
     }
 }
+
+/// Every value S3 reported, computed in one read of the file, when S3 says how the object
+/// was cut (else nothing: the values are then tried part size after part size).
+fn values_in_one_read(local: &LocalFile, reported: &Reported) -> io::Result<Vec<S3Checksum>> {
+    let Some(cut) = reported.known_cut(local.size) else {
+        return Ok(Vec::new());
+    };
+    let mut uploads: Vec<(Algorithm, Upload)> = reported
+        .checksums
+        .iter()
+        .filter_map(|(algorithm, value)| {
+            let checksum_type = match is_composite(reported, value) {
+                true => S3ChecksumType::Composite,
+                false => S3ChecksumType::FullObject,
+            };
+            let upload = match cut {
+                None if checksum_type == S3ChecksumType::Composite => return None,
+                None => Upload::Single,
+                Some(part_size) => Upload::Multipart {
+                    part_size,
+                    checksum_type,
+                },
+            };
+            // A type S3 does not take for the algorithm is left to the field's own check.
+            let takes =
+                upload == Upload::Single || algorithm.info().s3_multipart.contains(&checksum_type);
+            takes.then_some((*algorithm, upload))
+        })
+        .collect();
+    let want_etag = reported.etag_not_md5.is_none() && reported.etag.is_some();
+    if uploads.is_empty() {
+        if !want_etag {
+            return Ok(Vec::new());
+        }
+        // The ETag alone: MD5, whose part digests it is made of.
+        let upload = match cut {
+            None => Upload::Single,
+            Some(part_size) => Upload::Multipart {
+                part_size,
+                checksum_type: S3ChecksumType::Composite,
+            },
+        };
+        uploads.push((Algorithm::Md5, upload));
+    }
+    let file = long_paths::open_file(local.path)?;
+    compute_all(file, &uploads, want_etag, local.read)
+}
+
+/// Whether S3's value is COMPOSITE: with a `-N`, or so typed.
+fn is_composite(reported: &Reported, value: &str) -> bool {
+    split_part_count(value).is_some() || reported.checksum_type.as_deref() == Some("COMPOSITE")
+}
+
+/// Why a value of parts of several sizes is not computed: fasthash cuts a file into parts of
+/// one size (the last one smaller), as every common client uploads.
+const PARTS_DIFFER: &str = "the parts differ in size: S3's first part does not cut the file \
+                            into its number of parts";
 
 /// A value's `-N` part count suffix, split off: (value, digits).
 fn split_part_count(value: &str) -> Option<(&str, &str)> {
@@ -368,6 +635,10 @@ fn check_checksum(
         };
         return Ok(checksum(S3ChecksumType::FullObject, None, result));
     };
+    if reported.parts_differ(local.size, count) {
+        let result = FieldResult::CannotVerify(PARTS_DIFFER);
+        return Ok(checksum(S3ChecksumType::Composite, Some(count), result));
+    }
     let candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
     let matched = local.first_matching_part_size(&candidates, algorithm, false, |result| {
         result.digest.to_base64() == base
@@ -399,8 +670,17 @@ fn check_etag(
         expected: etag.to_string(),
         result,
     };
-    if let Some((_, count)) = split_part_count(etag) {
-        let count: u64 = count.parse().unwrap_or(0);
+    let count = split_part_count(etag).map(|(_, count)| count.parse::<u64>().unwrap_or(0));
+    if let Some(reason) = reported.etag_not_md5 {
+        return Ok(field_check(count, FieldResult::CannotVerify(reason)));
+    }
+    if let Some(count) = count {
+        if reported.parts_differ(local.size, count) {
+            return Ok(field_check(
+                Some(count),
+                FieldResult::CannotVerify(PARTS_DIFFER),
+            ));
+        }
         let mut candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
         if let Some(known) = known_part_size {
             candidates.retain(|&candidate| candidate != known);
@@ -423,7 +703,7 @@ fn check_etag(
         return Ok(field_check(Some(count), result));
     }
     if etag.len() == 32 && etag.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let computed = local.digest(Algorithm::Md5)?.to_hex();
+        let computed = local.md5_hex()?;
         let result = if computed == etag.to_ascii_lowercase() {
             FieldResult::Matched {
                 computed,
