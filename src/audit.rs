@@ -10,7 +10,8 @@ use crate::error::Error;
 use crate::format::manifest::{Entry, Line, LineParser, ParseOptions};
 use crate::format::messages::Message;
 use crate::format::status::{
-    write_status, write_summary_json, FileStatus as Status, Listed, ManifestSummary, Summary,
+    write_status, write_summary_json, FileStatus as Status, Listed, ManifestSummary, Report,
+    Summary,
 };
 use crate::io::read::hash_input;
 use crate::io::walk::{expand, listed_input, Task, WalkOptions};
@@ -338,7 +339,7 @@ fn write_summary(
     reporter: &Reporter,
     summary: &Summary,
 ) -> io::Result<()> {
-    if audit.check.json {
+    if audit.check.report == Report::Json {
         return write_summary_json(out, summary);
     }
     let manifest = audit
@@ -392,7 +393,7 @@ fn ended_early(
     tree: Option<(&[u8], Option<String>)>,
 ) -> Checked {
     let tally = Tally::total(per_manifest);
-    let written = if audit.check.json && !audit.check.options.status {
+    let written = if audit.check.report == Report::Json && !audit.check.options.status {
         let tree_name = audit.tree.as_os_str().as_bytes();
         let summary = Summary {
             verified: false,
@@ -421,7 +422,7 @@ fn write_one(
     if !crate::check::is_shown(options, status) {
         return Ok(());
     }
-    write_status(out, name, status, listed, audit.check.json)
+    write_status(out, name, status, listed, audit.check.report)
 }
 
 /// A name as compared between manifest and walk: without `./` steps and repeated slashes, so

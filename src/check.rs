@@ -20,7 +20,7 @@ use crate::format::messages::Message;
 use crate::format::status::{
     write_b3sum_verdict, write_improper_json, write_status, write_summary_json,
     write_xxhsum_nothing_verified, write_xxhsum_summary, write_xxhsum_unopened,
-    write_xxhsum_verdict, FileStatus, Listed, ManifestSummary, Summary,
+    write_xxhsum_verdict, FileStatus, Listed, ManifestSummary, Report, Summary,
 };
 use crate::io::batch::hash_inputs;
 use crate::io::lines::LineReader;
@@ -59,8 +59,8 @@ pub struct Check {
     pub base64_digests: bool,
     /// `--exclude`/`--include`: the listed files to check.
     pub filter: Filter,
-    /// `--json`: the statuses and the summary as JSON objects, one a line.
-    pub json: bool,
+    /// Lines, or with `--json` the statuses and the summary as JSON objects, one a line.
+    pub report: Report,
     pub run: RunSettings,
 }
 
@@ -228,7 +228,7 @@ fn conclude(
     reporter: &Reporter,
 ) -> ExitStatus {
     let verified = manifests.iter().all(|m| m.verified(check));
-    let written = if check.json && !check.options.status {
+    let written = if check.report == Report::Json && !check.options.status {
         let summary = Summary {
             verified,
             tally,
@@ -875,7 +875,7 @@ fn report_improper(
 ) -> io::Result<()> {
     let manifest_name = message_name(check.dialect, manifest);
     let line_number = item.line_number;
-    match (check.dialect, check.options.warn, check.json) {
+    match (check.dialect, check.options.warn, check.report) {
         (CheckDialect::B3sum, _, _) => {
             reporter.say_after(out, &Message::B3sumLine(reason.unwrap_or_default()))
         }
@@ -887,8 +887,8 @@ fn report_improper(
             };
             reporter.say_after(out, &improper)
         }
-        (_, true, true) => write_improper_json(out, manifest.name_bytes(), line_number),
-        (_, true, false) => {
+        (_, true, Report::Json) => write_improper_json(out, manifest.name_bytes(), line_number),
+        (_, true, Report::Lines) => {
             let improper = Message::ImproperLine {
                 manifest: manifest_name,
                 line_number,
@@ -950,7 +950,7 @@ fn report_file(
         line: item.line_number,
         algorithm,
     };
-    write_status(out, &entry.name, &status, Some(&listed), check.json)
+    write_status(out, &entry.name, &status, Some(&listed), check.report)
 }
 
 /// A listed file's status as b3sum reports it: a file it cannot read is a failure like a
@@ -1061,7 +1061,7 @@ fn report_coreutils_summary(
     if nothing.no_proper_lines {
         return reporter.say_after(out, &Message::NoProperLines { manifest });
     }
-    if check.options.status || check.json {
+    if check.options.status || check.report == Report::Json {
         return Ok(());
     }
     let warnings = [

@@ -9,6 +9,7 @@ use crate::dropin::cksum::Resolved;
 use crate::dropin::{GnuProgram, Grammar, Program};
 use crate::error::Error;
 use crate::format::manifest::Retag;
+use crate::format::status::Report;
 use crate::format::{DigestEncoding, LineStyle, Output, SumStyle};
 use crate::hash::{Files, Hash, NameList, S3Values};
 use crate::io::parallel::{default_readers, default_threads};
@@ -474,7 +475,7 @@ fn verify_s3(
                     filter,
                     follow_links: cli.follow,
                     ignore_missing: cli.ignore_missing,
-                    json: cli.json,
+                    report: Report::new(cli.json),
                     progress: progress_choice(cli, personality),
                     run,
                 }));
@@ -485,7 +486,7 @@ fn verify_s3(
     Ok(Mode::VerifyS3(VerifyS3 {
         source,
         file,
-        json_output: cli.json,
+        report: Report::new(cli.json),
         run,
     }))
 }
@@ -528,7 +529,7 @@ fn check(
         retag,
         base64_digests: personality.reads_base64(),
         filter: walk.filter,
-        json: cli.json,
+        report: Report::new(cli.json),
         run,
     }
 }
@@ -1040,16 +1041,16 @@ mod tests {
         else {
             panic!("expected an audit");
         };
-        assert!(audit.check.json);
+        assert_eq!(audit.check.report, Report::Json);
         let Mode::Check(check) = mode(&["fasthash", "-c", "--json", "SUMS"]) else {
             panic!("expected checking");
         };
-        assert!(check.json);
+        assert_eq!(check.report, Report::Json);
         let Mode::VerifyS3(verify) = mode(&["fasthash", "--verify-s3", "h.json", "f", "--json"])
         else {
             panic!("expected --verify-s3");
         };
-        assert!(verify.json_output);
+        assert_eq!(verify.report, Report::Json);
         assert!(usage_message(&["fasthash", "--merge", "--json", "s1"]).contains("--json"));
         assert_eq!(audit.check.algorithm, None);
         let Mode::S3Values(values) = mode(&["fasthash", "--s3", "f"]) else {

@@ -12,6 +12,7 @@ use crate::cli::Invocation;
 use crate::error::ExitStatus;
 use crate::format::line::{write_digest_line, LineStyle};
 use crate::format::manifest::Retag;
+use crate::format::status::Report;
 use crate::io::parallel::{default_readers, default_threads};
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
 use crate::io::settings::RunSettings;
@@ -134,7 +135,7 @@ fn check_mode(program: &Program, options: &Options) -> Check {
         retag: Retag::Never,
         base64_digests: program.reads_base64(),
         filter: Default::default(),
-        json: false,
+        report: Report::Lines,
         run: RunSettings {
             threads,
             readers: default_readers(threads),

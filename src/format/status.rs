@@ -154,19 +154,38 @@ impl FileStatus {
     }
 }
 
-/// One file's status: the text line (`write_verdict`) or, with `json`, its object
+/// How a check, an audit and `--verify-s3` report each file and their summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// `NAME: OK` lines on standard output, the summary on standard error.
+    Lines,
+    /// `--json`: an object a file and one for the summary, all on standard output.
+    Json,
+}
+
+impl Report {
+    /// The report `--json` asks for, or the lines.
+    pub fn new(json: bool) -> Report {
+        if json {
+            Report::Json
+        } else {
+            Report::Lines
+        }
+    }
+}
+
+/// One file's status: the text line (`write_verdict`) or its JSON object
 /// (`write_status_json`).
 pub fn write_status(
     out: &mut impl Write,
     name: &[u8],
     status: &FileStatus,
     listed: Option<&Listed>,
-    json: bool,
+    report: Report,
 ) -> io::Result<()> {
-    if json {
-        write_status_json(out, name, status, listed)
-    } else {
-        write_verdict(out, name, status)
+    match report {
+        Report::Lines => write_verdict(out, name, status),
+        Report::Json => write_status_json(out, name, status, listed),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::check::Tally;
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
 use crate::format::status::{
-    write_status, write_summary_json, FileStatus, ManifestSummary, Summary,
+    write_status, write_summary_json, FileStatus, ManifestSummary, Report, Summary,
 };
 use crate::io::progress::{Progress, ProgressChoice};
 use crate::io::settings::RunSettings;
@@ -43,7 +43,8 @@ pub struct VerifyBucket {
     pub follow_links: bool,
     /// `--ignore-missing`: objects with no file are passed over.
     pub ignore_missing: bool,
-    pub json: bool,
+    /// Lines, or with `--json` the audit's objects.
+    pub report: Report,
     /// The bar, on a terminal, while objects are verified.
     pub progress: ProgressChoice,
     pub run: RunSettings,
@@ -286,8 +287,8 @@ fn write_report(
     report: &[Line],
 ) -> io::Result<()> {
     write_lines(out, reporter, walk_failures, report, |out, line| {
-        if !request.json {
-            return write_status(out, &line.name, &line.status, None, false);
+        if request.report == Report::Lines {
+            return write_status(out, &line.name, &line.status, None, Report::Lines);
         }
         let object = line.object.as_deref();
         write_tree_file_json(out, &line.name, &line.status, object, &line.fields)
@@ -311,7 +312,7 @@ fn write_summary(
 ) -> io::Result<()> {
     let url = request.location.to_string();
     let tree = request.tree.as_os_str().as_bytes();
-    if request.json {
+    if request.report == Report::Json {
         let summary = Summary {
             verified,
             tally: *tally,
@@ -352,7 +353,7 @@ mod tests {
             filter,
             follow_links: false,
             ignore_missing,
-            json: false,
+            report: Report::Lines,
             progress: ProgressChoice::Never,
             run: RunSettings {
                 threads: 1,

@@ -22,7 +22,7 @@ use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
 use super::values::{compute, compute_all, S3Checksum};
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
-use crate::format::status::FileStatus;
+use crate::format::status::{FileStatus, Report};
 use crate::io::long_paths;
 use crate::io::read::{hash_file, ReadOptions};
 use crate::io::settings::RunSettings;
@@ -38,8 +38,8 @@ pub struct VerifyS3 {
     /// Where S3's values come from.
     pub source: Source,
     pub file: PathBuf,
-    /// `--json`: the verdict as one JSON object.
-    pub json_output: bool,
+    /// A line a field, or with `--json` the verdict as one JSON object.
+    pub report: Report,
     pub run: RunSettings,
 }
 
@@ -244,7 +244,7 @@ pub fn run(request: &VerifyS3, out: &mut impl Write, reporter: &Reporter) -> (Ex
         file: file.as_os_str().as_encoded_bytes(),
         source,
     };
-    let json = request.json_output;
+    let json = request.report == Report::Json;
     // Text lines go out a field at a time, as each is checked; the JSON object at the end.
     let verified = verify(file, &reported, &request.run.read, |field| {
         if json {
