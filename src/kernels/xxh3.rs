@@ -7,18 +7,44 @@
 //! (the 64-byte stripes and the scramble after each 1 KiB block, spec section "Long inputs")
 //! on 256- or 512-bit registers.
 //!
-//! The two kernels differ only in that loop ([`StripeLoop`]); the streaming buffer, the last
-//! stripe and the merges into the 64- and 128-bit hashes are shared.
+//! The two kernels differ only in that loop and the last stripe ([`StripeLoop`], in `avx2.rs`
+//! and `avx512.rs`); the streaming buffer and the merges into the 64- and 128-bit hashes are
+//! shared.
 //!
 //! Only the default secret and seed 0 are needed: that is what xxhsum and Amazon S3 use.
 
-mod avx512;
+/// The loop over whole stripes, the same in every kernel: the stripes that finish the block
+/// under way, whole blocks, then the stripes of a last, partial block, with a scramble after
+/// each block's sixteenth stripe. `$sum` is the kernel's accumulators; the kernel's module
+/// has `add_stripes`, `add_block` and `scramble` over them. Gives the accumulators and the
+/// position in the block after the last stripe.
+macro_rules! stripes_in_blocks {
+    ($sum:expr, $input:expr, $stripe:expr) => {{
+        let (mut sum, mut stripe) = ($sum, $stripe);
+        let (mut stripes, _) = $input.as_chunks::<STRIPE>();
+        if stripe != 0 {
+            let (now, later) = stripes.split_at(stripes.len().min(STRIPES_PER_BLOCK - stripe));
+            sum = add_stripes(sum, now, stripe);
+            stripes = later;
+            stripe += now.len();
+            if stripe == STRIPES_PER_BLOCK {
+                sum = scramble(sum);
+                stripe = 0;
+            }
+        }
+        let (blocks, tail) = stripes.as_chunks::<STRIPES_PER_BLOCK>();
+        for block in blocks {
+            sum = scramble(add_block(sum, block));
+        }
+        (add_stripes(sum, tail, stripe), stripe + tail.len())
+    }};
+}
 
-use std::arch::x86_64::*;
+mod avx2;
+mod avx512;
 
 const STRIPE: usize = 64;
 const STRIPES_PER_BLOCK: usize = 16;
-const BLOCK: usize = STRIPE * STRIPES_PER_BLOCK;
 const MID_SIZE_MAX: u64 = 240;
 const SECRET_LEN: usize = 192;
 const SCRAMBLE_SECRET: usize = SECRET_LEN - STRIPE;
@@ -59,105 +85,6 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// The AVX2 stripe loop; see [`StripeLoop::stripes`].
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-unsafe fn stripes_avx2(acc: &mut [u64; 8], input: &[u8], mut stripe: usize) -> usize {
-    debug_assert!(input.len().is_multiple_of(STRIPE) && stripe < STRIPES_PER_BLOCK);
-    let secret = SECRET.as_ptr();
-    // SAFETY (whole function): every load reads 32 bytes inside `input` (whole stripes) or
-    // inside SECRET (offsets at most 8 * 15 + 32 + 32 = 184 < 192); the stores write `acc`.
-    unsafe {
-        let mut low = _mm256_loadu_si256(acc.as_ptr().cast());
-        let mut high = _mm256_loadu_si256(acc.as_ptr().add(4).cast());
-        let prime = _mm256_set1_epi32(PRIME32_1 as i32);
-
-        // Macros rather than closures or helpers, so everything is inlined under AVX2.
-        macro_rules! accumulate {
-            ($acc:expr, $data:expr, $key:expr) => {{
-                let data = _mm256_loadu_si256($data.cast());
-                let key = _mm256_loadu_si256($key.cast());
-                let data_key = _mm256_xor_si256(data, key);
-                // (low 32 bits) * (high 32 bits) of each 64-bit lane.
-                let data_key_high = _mm256_shuffle_epi32::<0b00_11_00_01>(data_key);
-                let product = _mm256_mul_epu32(data_key, data_key_high);
-                // Each lane also adds its neighbour's input (acc[i ^ 1] += data[i]).
-                let swapped = _mm256_shuffle_epi32::<0b01_00_11_10>(data);
-                $acc = _mm256_add_epi64($acc, _mm256_add_epi64(product, swapped));
-            }};
-        }
-        macro_rules! scramble {
-            ($acc:expr, $key:expr) => {{
-                let shifted = _mm256_srli_epi64::<47>($acc);
-                let mixed = _mm256_xor_si256($acc, shifted);
-                let key = _mm256_loadu_si256($key.cast());
-                let data_key = _mm256_xor_si256(mixed, key);
-                let data_key_high = _mm256_shuffle_epi32::<0b00_11_00_01>(data_key);
-                let product_low = _mm256_mul_epu32(data_key, prime);
-                let product_high = _mm256_mul_epu32(data_key_high, prime);
-                $acc = _mm256_add_epi64(product_low, _mm256_slli_epi64::<32>(product_high));
-            }};
-        }
-        macro_rules! one_stripe {
-            ($data:expr, $stripe:expr) => {{
-                let data: *const u8 = $data;
-                let key = secret.add($stripe * 8);
-                accumulate!(low, data, key);
-                accumulate!(high, data.add(32), key.add(32));
-            }};
-        }
-        macro_rules! scramble_both {
-            () => {{
-                scramble!(low, secret.add(SCRAMBLE_SECRET));
-                scramble!(high, secret.add(SCRAMBLE_SECRET + 32));
-            }};
-        }
-
-        let mut rest = input;
-        // Finish the block under way one stripe at a time...
-        while stripe != 0 && !rest.is_empty() {
-            one_stripe!(rest.as_ptr(), stripe);
-            rest = &rest[STRIPE..];
-            stripe += 1;
-            if stripe == STRIPES_PER_BLOCK {
-                scramble_both!();
-                stripe = 0;
-            }
-        }
-        // ...then whole blocks, where every secret offset is a constant...
-        // Within a block the accumulators only add (mod 2^64), so odd stripes go to a second
-        // set that joins the first before the scramble: two dependency chains instead of one.
-        let mut blocks = rest.chunks_exact(BLOCK);
-        for block in &mut blocks {
-            let (mut low_odd, mut high_odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-            for s in (0..STRIPES_PER_BLOCK).step_by(2) {
-                let data = block.as_ptr().add(s * STRIPE);
-                let key = secret.add(s * 8);
-                accumulate!(low, data, key);
-                accumulate!(high, data.add(32), key.add(32));
-                let data = data.add(STRIPE);
-                let key = key.add(8);
-                accumulate!(low_odd, data, key);
-                accumulate!(high_odd, data.add(32), key.add(32));
-            }
-            low = _mm256_add_epi64(low, low_odd);
-            high = _mm256_add_epi64(high, high_odd);
-            scramble_both!();
-        }
-        // ...and the stripes of a last, partial block.
-        for data in blocks.remainder().chunks_exact(STRIPE) {
-            one_stripe!(data.as_ptr(), stripe);
-            stripe += 1;
-        }
-
-        _mm256_storeu_si256(acc.as_mut_ptr().cast(), low);
-        _mm256_storeu_si256(acc.as_mut_ptr().add(4).cast(), high);
-    }
-    stripe
-}
-
 /// One kernel's loop over whole stripes: all that differs between the kernels.
 ///
 /// A value is a token that the CPU runs the loop: [`StripeLoop::detect`] is the only way to
@@ -170,12 +97,15 @@ pub trait StripeLoop: Copy {
     /// stripe. `stripe` is the position in the current block of `input`'s first stripe; the
     /// position after the last one is returned.
     fn stripes(self, acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize;
+
+    /// Adds the input's final stripe, which has a secret of its own and no scramble after it.
+    fn last_stripe(self, acc: &mut [u64; 8], data: &[u8; STRIPE]);
 }
 
 /// A kernel: its token, made by [`StripeLoop::detect`] where the CPU has `$feature`, and its
 /// stripe loop `$stripes`, compiled for that feature.
 macro_rules! stripe_loop {
-    ($(#[$doc:meta])* $token:ident, $feature:tt, $stripes:path) => {
+    ($(#[$doc:meta])* $token:ident, $feature:tt, $stripes:path, $last:path) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub struct $token(());
@@ -189,6 +119,11 @@ macro_rules! stripe_loop {
                 // SAFETY: a token exists only once `detect` found the feature.
                 unsafe { $stripes(acc, input, stripe) }
             }
+
+            fn last_stripe(self, acc: &mut [u64; 8], data: &[u8; STRIPE]) {
+                // SAFETY: as in `stripes`.
+                unsafe { $last(acc, data) }
+            }
         }
     };
 }
@@ -197,24 +132,16 @@ stripe_loop!(
     /// The AVX2 kernel.
     Avx2,
     "avx2",
-    stripes_avx2
+    avx2::stripes_avx2,
+    avx2::last_stripe_avx2
 );
 stripe_loop!(
     /// The AVX-512 kernel; it needs AVX-512F only.
     Avx512,
     "avx512f",
-    avx512::stripes_avx512
+    avx512::stripes_avx512,
+    avx512::last_stripe_avx512
 );
-
-/// The last stripe: the input's final 64 bytes, with its own secret offset.
-fn last_stripe(acc: &mut [u64; 8], data: &[u8]) {
-    for i in 0..8 {
-        let value = read_u64(data, 8 * i);
-        let data_key = value ^ read_u64(&SECRET, LAST_STRIPE_SECRET + 8 * i);
-        acc[i ^ 1] = acc[i ^ 1].wrapping_add(value);
-        acc[i] = acc[i].wrapping_add((data_key & 0xFFFF_FFFF).wrapping_mul(data_key >> 32));
-    }
-}
 
 fn avalanche(mut h: u64) -> u64 {
     h ^= h >> 37;
@@ -252,7 +179,8 @@ fn one_shot_acc(kernel: impl StripeLoop, data: &[u8]) -> [u64; 8] {
     let mut acc = INITIAL_ACC;
     let hashed = (data.len() - 1) / STRIPE * STRIPE;
     kernel.stripes(&mut acc, &data[..hashed], 0);
-    last_stripe(&mut acc, &data[data.len() - STRIPE..]);
+    let (_, last) = data.as_rchunks::<STRIPE>();
+    kernel.last_stripe(&mut acc, &last[last.len() - 1]);
     acc
 }
 
@@ -364,7 +292,7 @@ impl<K: StripeLoop> Xxh3Wide<K> {
         last[..from_history].copy_from_slice(&self.history[self.buffered..]);
         last[from_history..].copy_from_slice(&self.buffer[..self.buffered]);
         let mut acc = self.acc;
-        last_stripe(&mut acc, &last);
+        self.kernel.last_stripe(&mut acc, &last);
         acc
     }
 

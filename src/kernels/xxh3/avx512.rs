@@ -1,6 +1,6 @@
 //! The AVX-512 stripe loop: one ZMM register holds all eight accumulators.
 
-use super::{PRIME32_1, SCRAMBLE_SECRET, SECRET, STRIPE, STRIPES_PER_BLOCK};
+use super::{LAST_STRIPE_SECRET, PRIME32_1, SCRAMBLE_SECRET, SECRET, STRIPE, STRIPES_PER_BLOCK};
 use std::arch::x86_64::*;
 
 #[inline]
@@ -104,31 +104,30 @@ fn scramble(acc: __m512i) -> __m512i {
 /// # Safety
 /// The CPU must have AVX-512F.
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn stripes_avx512(acc: &mut [u64; 8], input: &[u8], mut stripe: usize) -> usize {
+pub(super) unsafe fn stripes_avx512(acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize {
     debug_assert!(input.len().is_multiple_of(STRIPE) && stripe < STRIPES_PER_BLOCK);
-    let (mut stripes, _) = input.as_chunks::<STRIPE>();
     // SAFETY: `acc` is 64 bytes; the load has no alignment requirement.
-    let mut sum = unsafe { _mm512_loadu_si512(acc.as_ptr().cast()) };
-    // Finish the block under way...
-    if stripe != 0 {
-        let (now, later) = stripes.split_at(stripes.len().min(STRIPES_PER_BLOCK - stripe));
-        sum = add_stripes(sum, now, stripe);
-        stripes = later;
-        stripe += now.len();
-        if stripe == STRIPES_PER_BLOCK {
-            sum = scramble(sum);
-            stripe = 0;
-        }
-    }
-    // ...then whole blocks...
-    let (blocks, tail) = stripes.as_chunks::<STRIPES_PER_BLOCK>();
-    for block in blocks {
-        sum = scramble(add_block(sum, block));
-    }
-    // ...and the stripes of a last, partial block.
-    sum = add_stripes(sum, tail, stripe);
-    stripe += tail.len();
+    let sum = unsafe { _mm512_loadu_si512(acc.as_ptr().cast()) };
+    let (sum, stripe) = stripes_in_blocks!(sum, input, stripe);
     // SAFETY: `acc` is 64 bytes; the store has no alignment requirement.
     unsafe { _mm512_storeu_si512(acc.as_mut_ptr().cast(), sum) };
     stripe
+}
+
+/// The input's final stripe, with its own secret; see [`super::StripeLoop::last_stripe`].
+///
+/// # Safety
+/// The CPU must have AVX-512F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn last_stripe_avx512(acc: &mut [u64; 8], data: &[u8; STRIPE]) {
+    let key: &[u8; STRIPE] = SECRET[LAST_STRIPE_SECRET..LAST_STRIPE_SECRET + STRIPE]
+        .try_into()
+        .expect("64 bytes");
+    let mut sums = Sums::new();
+    sums.add(data, key);
+    // SAFETY: `acc` is 64 bytes; the load and the store have no alignment requirement.
+    unsafe {
+        let sum = sums.add_to(_mm512_loadu_si512(acc.as_ptr().cast()));
+        _mm512_storeu_si512(acc.as_mut_ptr().cast(), sum);
+    }
 }
