@@ -186,31 +186,8 @@ unsafe fn compress_blocks(state: &mut [u64; 8], blocks: &[u8]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernels::sha512_rounds::checks;
-
-    const NEEDS: &str = "AVX-512F, BW and VL with BMI1 and BMI2";
-
-    /// Where the CPU lacks the kernel's instructions this checks the portable block function
-    /// that `with_avx512` leaves in place.
-    #[test]
-    fn fips_180_examples() {
-        checks::fips_180_examples(with_avx512);
-    }
-
-    #[test]
-    fn every_length_matches_the_sha2_crate() {
-        checks::every_length(with_avx512, supported(), NEEDS);
-    }
-
-    #[test]
-    fn random_splits_match_the_sha2_crate() {
-        checks::random_splits(with_avx512, supported(), NEEDS);
-    }
-
-    #[test]
-    fn thirty_three_mebibytes_match_the_sha2_crate() {
-        checks::thirty_three_mebibytes(with_avx512, supported(), NEEDS);
-    }
-}
+sha512_rounds::kernel_tests!(
+    with_avx512,
+    supported(),
+    "AVX-512F, BW and VL with BMI1 and BMI2"
+);

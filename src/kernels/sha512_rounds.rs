@@ -297,6 +297,41 @@ pub(super) unsafe fn compress_blocks<
     }
 }
 
+/// A kernel's tests: `$with` puts its block function on a portable state where `$supported`
+/// says the CPU has `$needs`; where it does not, the tests say so and check the portable one.
+#[cfg(test)]
+macro_rules! kernel_tests {
+    ($with:ident, $supported:expr, $needs:literal) => {
+        #[cfg(test)]
+        mod tests {
+            use super::*;
+            use crate::kernels::sha512_rounds::checks;
+
+            #[test]
+            fn fips_180_examples() {
+                checks::fips_180_examples($with);
+            }
+
+            #[test]
+            fn every_length_matches_the_sha2_crate() {
+                checks::every_length($with, $supported, $needs);
+            }
+
+            #[test]
+            fn random_splits_match_the_sha2_crate() {
+                checks::random_splits($with, $supported, $needs);
+            }
+
+            #[test]
+            fn thirty_three_mebibytes_match_the_sha2_crate() {
+                checks::thirty_three_mebibytes($with, $supported, $needs);
+            }
+        }
+    };
+}
+#[cfg(test)]
+pub(super) use kernel_tests;
+
 /// The checks each kernel passes against the sha2 crate, given how it takes over a state
 /// (`with`: the portable block function left in place where the CPU lacks the kernel's
 /// instructions), whether this CPU runs it and what it needs.
