@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # Checks that the AVX-512 code in a fasthash binary really runs on ZMM registers: for every
 # function compiled for the AVX-512 tier (the lane kernels' entry points, XXH3's 512-bit
-# stripe loop, SHA-512's one-stream kernel), counts its instructions that name a ZMM register,
-# and its calls to intrinsics or lane operations (one that failed to inline would be such a
-# call, and slow). Exits 1 if no such function is found, or one uses no ZMM register or calls a
-# lane operation.
+# stripe loop and last stripe, SHA-512's one-stream kernel), counts its instructions that name
+# a ZMM register, and its calls to intrinsics or lane operations (one that failed to inline
+# would be such a call, and slow). Exits 1 if no such function is found, or one uses no ZMM
+# register or calls a lane operation.
 #
-#   bench/zmm-check.sh [BINARY]     (default: target/release/fasthash, built if missing)
+#   bench/zmm-check.sh [BINARY]
+#
+# BINARY must keep its symbols. The default is a release build with them, in
+# target/zmm-check (built if missing): the release profile strips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-binary=${1:-target/release/fasthash}
-[ -x "$binary" ] || cargo build --release --locked
+binary=${1:-target/zmm-check/release/fasthash}
+if [ ! -x "$binary" ] && [ $# -eq 0 ]; then
+  cargo build --release --locked --target-dir target/zmm-check --config 'profile.release.strip="none"'
+fi
 command -v objdump >/dev/null || { echo "objdump is needed (binutils)" >&2; exit 2; }
 
 objdump -d --no-show-raw-insn -C "$binary" | awk '
   /^[0-9a-f]+ <.*>:$/ {
     name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name)
     avx512 = (name ~ /Avx512x(16|8) as fasthash::kernels::lanes::multi::LaneTier>::[a-z_]+::run/ \
-              || name ~ /xxh3::avx512::stripes_avx512/ \
+              || name ~ /xxh3::avx512::(stripes|last_stripe)_avx512/ \
               || name ~ /sha512_avx512::compress_blocks$/)
     # One demangled name stands for every monomorph (one per lane kernel): add them up.
     if (avx512) found[name]++
