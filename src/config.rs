@@ -671,6 +671,7 @@ impl Given<'_> {
             (cli.binary, "--binary"),
             (cli.text_typed, "--text"),
         ]);
+        let s3_location = verify_s3_location(cli).and_then(Result::ok);
         Given {
             cli,
             mode,
@@ -703,8 +704,8 @@ impl Given<'_> {
                 (cli.no_mmap, "--no-mmap"),
             ]),
             audit: cli.check && cli.tree.is_some(),
-            s3_url: matches!(verify_s3_location(cli), Some(Ok(_))),
-            bucket: matches!(verify_s3_location(cli), Some(Ok(l)) if l.is_prefix()),
+            s3_url: s3_location.is_some(),
+            bucket: s3_location.is_some_and(|location| location.is_prefix()),
         }
     }
 

@@ -286,13 +286,19 @@ fn write_report(
     walk_failures: &[Error],
     report: &[Line],
 ) -> io::Result<()> {
-    write_lines(out, reporter, walk_failures, report, |out, line| {
-        if request.report == Report::Lines {
-            return write_status(out, &line.name, &line.status, None, Report::Lines);
-        }
-        let object = line.object.as_deref();
-        write_tree_file_json(out, &line.name, &line.status, object, &line.fields)
-    })
+    write_lines(
+        out,
+        reporter,
+        walk_failures,
+        report,
+        |out, line| match request.report {
+            Report::Lines => write_status(out, &line.name, &line.status, None, Report::Lines),
+            Report::Json => {
+                let object = line.object.as_deref();
+                write_tree_file_json(out, &line.name, &line.status, object, &line.fields)
+            }
+        },
+    )
 }
 
 impl TreeLine for Line {

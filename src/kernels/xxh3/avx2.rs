@@ -29,6 +29,13 @@ impl Halves {
 
     #[inline]
     #[target_feature(enable = "avx2")]
+    fn load_acc(acc: &[u64; 8]) -> Halves {
+        // SAFETY: `acc` is 64 bytes, and a byte array has no alignment requirement.
+        Halves::load(unsafe { &*acc.as_ptr().cast::<[u8; STRIPE]>() })
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
     fn store(self, bytes: &mut [u64; 8]) {
         // SAFETY: writes the 64 bytes of `bytes`; the stores have no alignment requirement.
         unsafe {
@@ -144,8 +151,7 @@ fn scramble(acc: Halves) -> Halves {
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn stripes_avx2(acc: &mut [u64; 8], input: &[u8], stripe: usize) -> usize {
     debug_assert!(input.len().is_multiple_of(STRIPE) && stripe < STRIPES_PER_BLOCK);
-    // SAFETY: `acc` is 64 bytes.
-    let sum = Halves::load(unsafe { &*acc.as_ptr().cast::<[u8; STRIPE]>() });
+    let sum = Halves::load_acc(acc);
     let (sum, stripe) = stripes_in_blocks!(sum, input, stripe);
     sum.store(acc);
     stripe
@@ -157,8 +163,7 @@ pub(super) unsafe fn stripes_avx2(acc: &mut [u64; 8], input: &[u8], stripe: usiz
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn last_stripe_avx2(acc: &mut [u64; 8], data: &[u8; STRIPE]) {
-    // SAFETY: `acc` is 64 bytes.
-    let sum = Halves::load(unsafe { &*acc.as_ptr().cast::<[u8; STRIPE]>() });
+    let sum = Halves::load_acc(acc);
     let mut sums = Sums::new();
     sums.add(data, secret(LAST_STRIPE_SECRET));
     sums.add_to(sum).store(acc);
