@@ -4,11 +4,30 @@
 
 use crate::common;
 
-use common::{fasthash, peer, program, text, write_files};
+use common::{faketime, fasthash, peer, program, text, write_files, Run};
+use std::path::{Path, PathBuf};
 
-/// A tree of files old enough to be remembered: a file modified in the last two seconds is
-/// not, as its timestamps could still be those of a later write.
-fn tree() -> tempfile::TempDir {
+/// Files, and fasthash run on them with its clock three seconds ahead: a file modified in the
+/// last two seconds is not remembered, as its timestamps could still be those of a later
+/// write, and these files were written just now.
+struct Tree {
+    dir: tempfile::TempDir,
+    faketime: PathBuf,
+}
+
+impl Tree {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn fasthash(&self) -> Run {
+        fasthash(self.path()).clock_ahead(&self.faketime, 3)
+    }
+}
+
+/// `None` (the test skips) without libfaketime.
+fn tree() -> Option<Tree> {
+    let faketime = faketime()?;
     let dir = tempfile::tempdir().unwrap();
     let names: [&[u8]; 5] = [
         b"a",
@@ -21,14 +40,14 @@ fn tree() -> tempfile::TempDir {
     write_files(&data, &names, |index, _| {
         vec![index as u8 + 1; 1000 * (index + 1)]
     });
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    dir
+    Some(Tree { dir, faketime })
 }
 
 #[test]
 fn a_second_run_takes_unchanged_files_from_the_cache_with_the_same_output() {
-    let dir = tree();
-    let first = fasthash(dir.path())
+    let Some(tree) = tree() else { return };
+    let first = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "--debug", "data"])
         .output();
     assert_eq!(first.status.code(), Some(0));
@@ -37,7 +56,8 @@ fn a_second_run_takes_unchanged_files_from_the_cache_with_the_same_output() {
         "{}",
         text(&first.stderr)
     );
-    let second = fasthash(dir.path())
+    let second = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "--debug", "data"])
         .output();
     assert_eq!(second.stdout, first.stdout);
@@ -47,7 +67,8 @@ fn a_second_run_takes_unchanged_files_from_the_cache_with_the_same_output() {
         text(&second.stderr)
     );
     // Each algorithm is remembered beside the others.
-    let md5 = fasthash(dir.path())
+    let md5 = tree
+        .fasthash()
         .args(["-r", "-a", "md5", "--cache", "C", "--debug", "data"])
         .output();
     assert!(
@@ -55,17 +76,19 @@ fn a_second_run_takes_unchanged_files_from_the_cache_with_the_same_output() {
         "{}",
         text(&md5.stderr)
     );
-    let md5_again = fasthash(dir.path())
+    let md5_again = tree
+        .fasthash()
         .args(["-r", "-a", "md5", "--cache", "C", "--debug", "data"])
         .output();
     assert_eq!(md5_again.stdout, md5.stdout);
     assert!(text(&md5_again.stderr).contains("5 files unchanged"));
-    let sha256_again = fasthash(dir.path())
+    let sha256_again = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "--debug", "data"])
         .output();
     assert!(text(&sha256_again.stderr).contains("5 files unchanged"));
     // Written whole by a rename: nothing but the cache is left beside it.
-    let left: Vec<_> = std::fs::read_dir(dir.path())
+    let left: Vec<_> = std::fs::read_dir(tree.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -74,9 +97,9 @@ fn a_second_run_takes_unchanged_files_from_the_cache_with_the_same_output() {
 
 #[test]
 fn a_file_rewritten_with_its_size_and_time_restored_is_hashed_again() {
-    let dir = tree();
-    let file = dir.path().join("data/a");
-    fasthash(dir.path())
+    let Some(tree) = tree() else { return };
+    let file = tree.path().join("data/a");
+    tree.fasthash()
         .args(["-r", "--cache", "C", "data"])
         .output();
     let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
@@ -93,7 +116,8 @@ fn a_file_rewritten_with_its_size_and_time_restored_is_hashed_again() {
         std::fs::metadata(&file).unwrap().modified().unwrap(),
         modified
     );
-    let output = fasthash(dir.path())
+    let output = tree
+        .fasthash()
         .args(["--cache", "C", "--debug", "data/a"])
         .output();
     assert!(
@@ -102,23 +126,25 @@ fn a_file_rewritten_with_its_size_and_time_restored_is_hashed_again() {
         text(&output.stderr)
     );
     if let Some(sha256sum) = peer("sha256sum") {
-        let expected = program(sha256sum, dir.path()).arg("data/a").output();
+        let expected = program(sha256sum, tree.path()).arg("data/a").output();
         assert_eq!(output.stdout, expected.stdout);
     }
 }
 
 #[test]
 fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
-    let dir = tree();
-    let good = fasthash(dir.path())
+    let Some(tree) = tree() else { return };
+    let good = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "data"])
         .output();
-    let cache = dir.path().join("C");
+    let cache = tree.path().join("C");
     let mut bytes = std::fs::read(&cache).unwrap();
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x40;
     std::fs::write(&cache, &bytes).unwrap();
-    let output = fasthash(dir.path())
+    let output = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "--debug", "data"])
         .output();
     assert_eq!(output.status.code(), Some(0));
@@ -129,7 +155,8 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
         "{messages}"
     );
     assert!(messages.contains("0 files unchanged"), "{messages}");
-    let again = fasthash(dir.path())
+    let again = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "--debug", "data"])
         .output();
     assert!(
@@ -139,7 +166,8 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
     );
     // Not a cache at all.
     std::fs::write(&cache, b"SHA256SUMS are not a cache\n").unwrap();
-    let output = fasthash(dir.path())
+    let output = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "data"])
         .output();
     assert_eq!(output.stdout, good.stdout);
@@ -148,12 +176,14 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
 
 #[test]
 fn check_uses_the_cache_only_when_asked() {
-    let dir = tree();
-    let manifest = fasthash(dir.path())
+    let Some(tree) = tree() else { return };
+    let manifest = tree
+        .fasthash()
         .args(["-r", "--cache", "C", "data"])
         .output();
-    std::fs::write(dir.path().join("SUMS"), &manifest.stdout).unwrap();
-    let cached = fasthash(dir.path())
+    std::fs::write(tree.path().join("SUMS"), &manifest.stdout).unwrap();
+    let cached = tree
+        .fasthash()
         .args(["-c", "SUMS", "--cache", "C", "--debug"])
         .output();
     assert_eq!(cached.status.code(), Some(0), "{cached:?}");
@@ -162,9 +192,7 @@ fn check_uses_the_cache_only_when_asked() {
         "{}",
         text(&cached.stderr)
     );
-    let plain = fasthash(dir.path())
-        .args(["-c", "SUMS", "--debug"])
-        .output();
+    let plain = tree.fasthash().args(["-c", "SUMS", "--debug"]).output();
     assert_eq!(plain.status.code(), Some(0));
     assert!(
         !text(&plain.stderr).contains("cache"),

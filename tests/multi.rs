@@ -7,7 +7,7 @@
 use crate::common;
 
 use base64::Engine as _;
-use common::{fasthash, make_fifo, random_bytes, text, write_file};
+use common::{faketime, fasthash, make_fifo, random_bytes, text, write_file};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::io::Write;
@@ -161,19 +161,23 @@ fn a_name_list_and_the_cache_give_the_same_lines() {
         "--files-from",
         "names",
     ];
-    // The cache remembers only files last changed more than two seconds before.
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    let first = run(dir.path(), &cached);
+    // The cache remembers only files last changed more than two seconds before: these runs
+    // have their clock three seconds ahead.
+    let Some(faketime) = faketime() else { return };
+    let later = |args: &[&str]| {
+        fasthash(dir.path())
+            .clock_ahead(&faketime, 3)
+            .args(args)
+            .output()
+    };
+    let first = later(&cached);
     assert_eq!(first.stdout, expected);
     assert_says(&first, "0 files unchanged, taken from it; 3 hashed");
-    let again = run(dir.path(), &cached);
+    let again = later(&cached);
     assert_eq!(again.stdout, expected);
     assert_says(&again, "3 files unchanged, taken from it; 0 hashed");
     // Each algorithm is kept on its own: one of them alone is taken from the cache too.
-    let md5 = run(
-        dir.path(),
-        &["--cache", "cache", "--debug", "-a", "md5", "data/big"],
-    );
+    let md5 = later(&["--cache", "cache", "--debug", "-a", "md5", "data/big"]);
     assert_says(&md5, "1 files unchanged, taken from it; 0 hashed");
 }
 

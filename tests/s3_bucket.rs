@@ -454,12 +454,12 @@ fn one_object_against_one_file() {
     assert!(text(&output.stdout).ends_with("other.bin: FAILED\n"));
 }
 
-#[test]
-fn a_prefix_of_a_thousand_objects() {
-    let Some(server) = server() else { return };
+/// Small files uploaded by boto3 under `bucket`/`k/`, `count` of them in 7 directories
+/// (`many/d0` to `many/d6`), each with one of four checksums; the tree's directory.
+fn many_objects(server: &Server, bucket: &str, count: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("many");
-    let plan: Vec<Value> = (0..1000)
+    let plan: Vec<Value> = (0..count)
         .map(|index| {
             let name = format!("d{}/file {index:04}.txt", index % 7);
             write_file(&root, &name, format!("object {index}\n").repeat(index % 50));
@@ -472,42 +472,53 @@ fn a_prefix_of_a_thousand_objects() {
             )
         })
         .collect();
-    server.upload("thousand", &plan);
+    server.upload(bucket, &plan);
+    dir
+}
+
+#[test]
+fn a_prefix_of_more_objects_than_one_listing_page() {
+    let Some(server) = server() else { return };
+    // S3 lists 1,000 keys a page: these take two.
+    let dir = many_objects(server, "thousand", 1001);
     let output = server.verify(dir.path(), &["--verify-s3", "s3://thousand/k/", "many"]);
     let lines = statuses(&output.stdout);
-    assert_eq!(lines.len(), 1000);
+    assert_eq!(lines.len(), 1001);
     assert!(lines.iter().all(|(_, status)| status == "OK"));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    // Filters leave out files and their objects alike; --ignore-missing objects with no file.
-    let filtered = server.verify(
-        dir.path(),
-        &["--verify-s3", "s3://thousand/k/", "many", "--exclude", "d3"],
-    );
-    assert_eq!(statuses(&filtered.stdout).len(), 1000 - 143);
-    assert_eq!(filtered.status.code(), Some(0));
-    fs::remove_dir_all(root.join("d4")).unwrap();
-    let partial = |ignore: bool| {
-        let run = server
-            .fasthash(dir.path())
-            .args(["--verify-s3", "s3://thousand/k/", "many"])
-            .args(["--endpoint-url", &server.endpoint()]);
-        match ignore {
-            true => run.arg("--ignore-missing").output(),
-            false => run.output(),
-        }
+}
+
+#[test]
+fn filters_and_ignore_missing_leave_out_objects() {
+    let Some(server) = server() else { return };
+    let dir = many_objects(server, "filtered", 70);
+    let verify = |extra: &[&str]| {
+        let prefix = ["--verify-s3", "s3://filtered/k/", "many"];
+        server.verify(dir.path(), &[&prefix[..], extra].concat())
     };
-    let missing = partial(false);
+    // Filters leave out files and their objects alike.
+    let filtered = verify(&["--exclude", "d3"]);
+    assert_eq!(statuses(&filtered.stdout).len(), 70 - 10);
+    assert_eq!(filtered.status.code(), Some(0));
+    // An object with no file is missing; with --ignore-missing, left out.
+    fs::remove_dir_all(dir.path().join("many/d4")).unwrap();
+    let missing = verify(&[]);
     assert_eq!(missing.status.code(), Some(1));
-    assert_eq!(
-        statuses(&missing.stdout)
-            .iter()
-            .filter(|(_, s)| s == "MISSING")
-            .count(),
-        143
+    let statuses_missing = statuses(&missing.stdout);
+    assert_eq!(statuses_missing.len(), 70);
+    let missing_names: Vec<_> = statuses_missing
+        .iter()
+        .filter(|(_, status)| status == "MISSING")
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(missing_names.len(), 10);
+    assert!(
+        missing_names.iter().all(|name| name.contains("d4/")),
+        "{missing_names:?}"
     );
-    let ignored = partial(true);
+    let ignored = verify(&["--ignore-missing"]);
     assert_eq!(ignored.status.code(), Some(0), "{}", text(&ignored.stderr));
-    assert_eq!(statuses(&ignored.stdout).len(), 1000 - 143);
+    assert_eq!(statuses(&ignored.stdout).len(), 70 - 10);
 }
 
 #[test]

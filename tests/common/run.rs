@@ -151,6 +151,16 @@ impl Run {
         Some(self)
     }
 
+    /// Runs with the clock `seconds` ahead of the file system's times, through `faketime` (the
+    /// library [`faketime`] found): files written just now then look that old to the program,
+    /// and a test of what it does with older files need not wait. Only the clock moves: file
+    /// times are read as they are (`NO_FAKE_STAT`).
+    pub fn clock_ahead(self, faketime: &Path, seconds: u32) -> Self {
+        self.env("LD_PRELOAD", faketime)
+            .env("FAKETIME", format!("+{seconds}s"))
+            .env("NO_FAKE_STAT", "1")
+    }
+
     /// The run's `std` command, its standard streams not yet set.
     fn command(&self) -> Command {
         let program = match &self.name {
@@ -274,11 +284,33 @@ pub fn peer(program: &str) -> Option<PathBuf> {
             .map(|dir| dir.join(program))
             .find(|candidate| candidate.is_file())
     });
+    required(program, found)
+}
+
+/// libfaketime, which moves a program's clock (see [`Run::clock_ahead`]), where Linux
+/// distributions install it; missing, like a missing peer.
+pub fn faketime() -> Option<PathBuf> {
+    let multiarch = format!("/usr/lib/{}-linux-gnu", std::env::consts::ARCH);
+    let found = [
+        multiarch.as_str(),
+        "/usr/lib64",
+        "/usr/lib",
+        "/usr/local/lib",
+    ]
+    .iter()
+    .map(|lib| Path::new(lib).join("faketime/libfaketime.so.1"))
+    .find(|candidate| candidate.is_file());
+    required("libfaketime", found)
+}
+
+/// `found`, or: a failure when `FASTHASH_REQUIRE_PEERS` is set, else a test that says it
+/// skipped.
+fn required(what: &str, found: Option<PathBuf>) -> Option<PathBuf> {
     if found.is_none() {
         if std::env::var_os("FASTHASH_REQUIRE_PEERS").is_some() {
-            panic!("peer program {program} is required (FASTHASH_REQUIRE_PEERS) but not on PATH");
+            panic!("{what} is required (FASTHASH_REQUIRE_PEERS) but not installed");
         }
-        eprintln!("skipped: {program} is not installed");
+        eprintln!("skipped: {what} is not installed");
     }
     found
 }
