@@ -266,7 +266,7 @@ fn verify_concurrently(
 /// One file against what S3 reported for its object.
 fn judge(
     file: &Path,
-    reported: &super::verify::Reported,
+    reported: &super::reported::Reported,
     read: &crate::io::read::ReadOptions,
 ) -> (FileStatus, Vec<FieldCheck>) {
     match super::verify::verify_quietly(file, reported, read) {

@@ -9,7 +9,7 @@
 //! the hashing keeps rayon's pool. Every failure becomes an [`S3Failure`], never a panic.
 
 use super::location::S3Location;
-use super::verify::{reported_from_headers, Reported};
+use super::reported::{reported_from_headers, Reported};
 use crate::error::{Error, S3Failure};
 use aws_sdk_s3::config::http::HttpResponse;
 use aws_sdk_s3::config::{
@@ -341,7 +341,7 @@ async fn configure(endpoint: Option<&str>) -> (aws_sdk_s3::Client, String) {
 }
 
 /// Keeps a response's headers: checksums of algorithms the SDK's model may not know yet are
-/// read from them (`verify::reported_from_headers`).
+/// read from them (`reported::reported_from_headers`).
 #[derive(Debug)]
 struct KeepHeaders(Arc<Mutex<Vec<(String, String)>>>);
 

@@ -8,6 +8,7 @@
 //! - `parts`: cutting a file into parts and hashing each;
 //! - `values`: the checksums and ETags S3 stores, from a file or standard input;
 //! - `format`: the lines, headers and JSON printed for them;
+//! - `reported`: what S3 reports of an object (HeadObject's headers, the AWS CLI's JSON);
 //! - `verify`: `--verify-s3`, a file against what S3 reported;
 //! - `location`: `s3://BUCKET/KEY` and `s3://BUCKET/PREFIX/`;
 //! - `client` (feature `s3`): HeadObject and ListObjectsV2 through the AWS SDK;
@@ -26,6 +27,7 @@ pub mod location;
 pub mod options;
 pub mod parts;
 pub mod presets;
+pub(crate) mod reported;
 pub mod rules;
 pub mod values;
 pub mod verify;

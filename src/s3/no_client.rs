@@ -3,7 +3,7 @@
 //! and is tested the same in both builds.
 
 use super::location::S3Location;
-use super::verify::Reported;
+use super::reported::Reported;
 use crate::error::{Error, S3Failure};
 use std::future::Future;
 
