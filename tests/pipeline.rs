@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{fasthash, make_fifo, pattern, program, random_bytes, repo_path, text, write_file};
-use fasthash::io::read::{hash_file, MmapChoice, ReadOptions};
+use fasthash::io::read::{hash_file, MmapChoice, ReadOptions, MAPPED_WINDOW};
 use fasthash::kernels::engine::Split;
 use fasthash::kernels::{hash, table, Algorithm};
 use std::fs::{self, File};
@@ -25,9 +25,6 @@ const SIZES: &[usize] = &[
     24 * 1024 * 1024 + 3,
 ];
 
-/// The window a large mapped file is hashed by (`src/io/large.rs`).
-const WINDOW: usize = 8 * 1024 * 1024;
-
 /// Whether a file of several windows takes a path of its own under `algorithm`: every engine
 /// that splits a file across cores does, in its own way; the others are all fed the same
 /// windows in order, so two of them (of different block sizes) stand for the rest there.
@@ -43,7 +40,8 @@ fn every_read_path_gives_the_one_shot_digest() {
     for &size in SIZES {
         let path = dir.path().join(format!("f{size}"));
         fs::write(&path, &data[..size]).unwrap();
-        for algorithm in Algorithm::all().filter(|&a| size <= WINDOW || reads_its_own_way(a)) {
+        for algorithm in Algorithm::all().filter(|&a| size <= MAPPED_WINDOW || reads_its_own_way(a))
+        {
             let expected = hash(algorithm, &data[..size]);
             for mmap in [MmapChoice::Auto, MmapChoice::Always, MmapChoice::Never] {
                 for split_files in [false, true] {

@@ -30,7 +30,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The unit of populating, hashing and releasing a mapping.
-const WINDOW: usize = 8 * 1024 * 1024;
+pub const WINDOW: usize = 8 * 1024 * 1024;
 
 /// Hashes a mapped file by the best path its engine allows.
 pub fn hash_mapping(mapping: &Mapping, algorithm: Algorithm, options: &ReadOptions) -> Digest {

@@ -19,6 +19,8 @@
 
 use super::cache::Cache;
 use super::large::hash_mapping;
+/// A large mapped file is hashed window by window, or split across cores by windows.
+pub use super::large::WINDOW as MAPPED_WINDOW;
 use super::mapped::Mapping;
 use super::Input;
 use crate::kernels::{Algorithm, Digest, Hasher};

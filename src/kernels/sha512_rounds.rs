@@ -302,7 +302,6 @@ pub(super) unsafe fn compress_blocks<
 #[cfg(test)]
 macro_rules! kernel_tests {
     ($with:ident, $supported:expr, $needs:literal) => {
-        #[cfg(test)]
         mod tests {
             use super::*;
             use crate::kernels::sha512_rounds::checks;
