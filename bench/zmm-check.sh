@@ -34,7 +34,9 @@ objdump -d --no-show-raw-insn -C "$binary" | awk '
     if ($0 ~ /zmm/) zmm[current]++
     # Intrinsics, lane operations, the opaque round constants, and closures of
     # `array::from_fn` (which carry intrinsics out of line with them) must all have inlined.
-    if ($0 ~ /\tcall/ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>|lanes::avx512::opaque|from_fn|sha512_avx512::(start|step|store)|sha512_rounds::|Scheduler</) calls[current]++
+    # Drop glue of iterators over vectors (nothing to drop) is not counted: an incremental
+    # test build may leave it out of line, depending on how its code units fall.
+    if ($0 ~ /\tcall/ && $0 !~ /<core::ptr::drop_in_place</ && $0 ~ /core_arch|as fasthash::kernels::lanes::Lanes>|lanes::avx512::opaque|from_fn|sha512_avx512::(start|step|store)|sha512_rounds::|Scheduler</) calls[current]++
   }
   END {
     bad = 0; n = 0

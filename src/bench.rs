@@ -52,23 +52,19 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
     };
     let engines: Vec<&'static Engine> = algorithms
         .iter()
-        .flat_map(|&algorithm| table::of(algorithm).filter(|engine| engine.runs_here()))
+        .flat_map(|&algorithm| measured(algorithm))
         .collect();
     let cells = (engines.len() * (SIZES.len() + 1)).max(1);
     let per_sample = Duration::from_secs_f64(options.seconds / (cells * SAMPLES) as f64);
 
-    let labels: Vec<String> = engines.iter().map(|engine| engine.label()).collect();
+    let labels: Vec<String> = engines.iter().map(|engine| label(engine)).collect();
     let table = Table::new(
         SIZES,
         (MANY, MANY_SIZE),
         SAMPLES,
         labels.iter().map(String::as_str),
     );
-    table.write_head(
-        out,
-        &Capabilities::cpu_model(),
-        &Capabilities::get().names(),
-    )?;
+    table.write_head(out, &Capabilities::cpu_name(), &Capabilities::get().names())?;
 
     let longest = SIZES.iter().copied().max().unwrap_or(0);
     let buffer = pattern(longest.max(MANY * MANY_SIZE));
@@ -94,6 +90,42 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The engines of `algorithm` this CPU runs, and the one in use where a preference made it of
+/// two (a lane engine with another's code for a file alone), so that a preference is measured
+/// against the engines it passed over.
+fn measured(algorithm: Algorithm) -> impl Iterator<Item = &'static Engine> {
+    let choice = table::choice(algorithm);
+    let made_of_two = choice.alone.map(|_| table::chosen(algorithm));
+    table::of(algorithm)
+        .filter(|engine| engine.runs_here())
+        .chain(made_of_two)
+}
+
+/// An engine's name in the table and the warning: its kernel's, or "avx512+bmi" for one made
+/// of two.
+fn name(engine: &Engine) -> String {
+    let choice = table::choice(engine.algorithm);
+    if choice.alone.is_some() && std::ptr::eq(engine, table::chosen(engine.algorithm)) {
+        choice.name()
+    } else {
+        engine.kernel.name().to_string()
+    }
+}
+
+/// [`name`] and where the code comes from.
+fn label(engine: &Engine) -> String {
+    let choice = table::choice(engine.algorithm);
+    match choice.alone {
+        Some(alone) if std::ptr::eq(engine, table::chosen(engine.algorithm)) => format!(
+            "{} (a file alone on {}; {})",
+            choice.name(),
+            alone.kernel.name(),
+            choice.rule.describe()
+        ),
+        _ => engine.label(),
+    }
 }
 
 /// How much faster another engine must measure, in a column that counts, before `--bench`
@@ -137,8 +169,8 @@ pub(crate) fn slower_than_another(rows: &[&BenchRow]) -> Option<Slower> {
     Some(Slower {
         tolerance: TOLERANCE,
         algorithm: used.engine.algorithm.name(),
-        used: used.engine.kernel.name(),
-        faster: faster.engine.kernel.name(),
+        used: name(used.engine),
+        faster: name(faster.engine),
         columns,
     })
 }
@@ -149,7 +181,7 @@ fn confirmed(rows: &[&BenchRow], buffer: &[u8], per_sample: Duration) -> Option<
     let first = slower_than_another(rows)?;
     let again: Vec<BenchRow> = rows
         .iter()
-        .filter(|row| [first.used, first.faster].contains(&row.engine.kernel.name()))
+        .filter(|row| [&first.used, &first.faster].contains(&&name(row.engine)))
         .map(|row| measure(row.engine, buffer, per_sample))
         .collect();
     slower_than_another(&again.iter().collect::<Vec<_>>())

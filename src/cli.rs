@@ -489,7 +489,7 @@ impl Cli {
             format!(
                 "{}\nCPU: {}\nCPU features: {}\n(`fasthash --list-kernels` shows the kernel each algorithm runs)",
                 env!("CARGO_PKG_VERSION"),
-                crate::kernels::detect::Capabilities::cpu_model(),
+                crate::kernels::detect::Capabilities::cpu_name(),
                 crate::kernels::detect::Capabilities::get()
                     .names()
                     .join(" ")

@@ -336,7 +336,29 @@ fn list_kernels_marks_one_kernel_per_algorithm() {
             .collect();
         assert_eq!(used.len(), 1, "{algorithm}: {text}");
         let chosen = table::select(algorithm, &Capabilities::get());
-        assert!(used[0].contains(chosen.kernel.name()), "{}", used[0]);
+        assert!(used[0].contains(chosen.engine.kernel.name()), "{}", used[0]);
+    }
+    // Under the table, each algorithm is named once, on the line of the rule that chose it.
+    let rules = text
+        .split_once("Why these kernels:\n")
+        .expect("the rules under the table")
+        .1;
+    for algorithm in Algorithm::all() {
+        let naming: Vec<&str> = rules
+            .lines()
+            .filter_map(|line| line.split_once(": "))
+            .filter(|(names, _)| names.split(' ').any(|name| name == algorithm.name()))
+            .map(|(_, rule)| rule)
+            .collect();
+        assert_eq!(naming.len(), 1, "{algorithm}: {rules}");
+        let rule = table::select(algorithm, &Capabilities::get())
+            .rule
+            .describe();
+        assert!(
+            naming[0].starts_with(&rule),
+            "{algorithm}: {} against {rule}",
+            naming[0]
+        );
     }
     let forced = fasthash(dir.path())
         .env(detect::FORCE_VARIABLE, "portable")

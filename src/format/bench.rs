@@ -121,8 +121,8 @@ pub(crate) struct Slower {
     /// How much faster the other measured at least, to be named here (1.10: 10%).
     pub(crate) tolerance: f64,
     pub(crate) algorithm: &'static str,
-    pub(crate) used: &'static str,
-    pub(crate) faster: &'static str,
+    pub(crate) used: String,
+    pub(crate) faster: String,
     pub(crate) columns: Vec<SlowerAt>,
 }
 
@@ -181,8 +181,8 @@ mod tests {
         let slower = Slower {
             tolerance: 1.1,
             algorithm: "sha512",
-            used: "ring-asm",
-            faster: "avx2",
+            used: "ring-asm".into(),
+            faster: "avx2".into(),
             columns: vec![
                 SlowerAt {
                     column_label: "4 KiB".into(),

@@ -29,6 +29,93 @@ pub struct Capabilities {
     pub arm_sha512: bool,
     pub arm_crc: bool,
     pub arm_pmull: bool,
+    /// Who made the CPU and which family and model it is: the key of the preferences
+    /// (`preference`), where the fastest engine differs between CPUs with the same features.
+    pub cpu: CpuId,
+}
+
+/// A CPU's maker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Vendor {
+    Intel,
+    Amd,
+    /// Any other maker, or a CPU that does not say (every Arm core, here).
+    #[default]
+    Other,
+}
+
+/// An x86 CPU's maker, family and model, as CPUID gives them and `/proc/cpuinfo` prints them
+/// ("cpu family", "model"): the family with its extension added, the model with its extension
+/// on top (families 6 and 15 and above). AMD Zen 3 and Zen 4 are family 25 (19h), Zen 5 26.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuId {
+    pub vendor: Vendor,
+    pub family: u32,
+    pub model: u32,
+}
+
+impl CpuId {
+    /// Reads CPUID leaves 0 and 1.
+    #[cfg(target_arch = "x86_64")]
+    fn detect() -> CpuId {
+        use std::arch::x86_64::__cpuid;
+        // CPUID exists on every x86-64 CPU.
+        #[allow(
+            unused_unsafe,
+            reason = "__cpuid is safe in newer Rust, unsafe in older"
+        )]
+        let (leaf0, leaf1) = unsafe { (__cpuid(0), __cpuid(1)) };
+        let mut maker = [0u8; 12];
+        for (bytes, register) in maker.chunks_mut(4).zip([leaf0.ebx, leaf0.edx, leaf0.ecx]) {
+            bytes.copy_from_slice(&register.to_le_bytes());
+        }
+        let vendor = match &maker {
+            b"GenuineIntel" => Vendor::Intel,
+            b"AuthenticAMD" => Vendor::Amd,
+            _ => Vendor::Other,
+        };
+        if leaf0.eax < 1 {
+            return CpuId {
+                vendor,
+                ..CpuId::default()
+            };
+        }
+        CpuId::from_signature(vendor, leaf1.eax)
+    }
+
+    /// Family and model from CPUID leaf 1's EAX (the processor signature).
+    pub(crate) fn from_signature(vendor: Vendor, eax: u32) -> CpuId {
+        let base_family = (eax >> 8) & 0xF;
+        let base_model = (eax >> 4) & 0xF;
+        let family = if base_family == 0xF {
+            base_family + ((eax >> 20) & 0xFF)
+        } else {
+            base_family
+        };
+        let model = if base_family == 0x6 || base_family == 0xF {
+            (((eax >> 16) & 0xF) << 4) | base_model
+        } else {
+            base_model
+        };
+        CpuId {
+            vendor,
+            family,
+            model,
+        }
+    }
+}
+
+impl std::fmt::Display for CpuId {
+    /// "AMD family 25 model 1", as `/proc/cpuinfo` numbers them; nothing for an unknown CPU.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.vendor {
+            Vendor::Intel => write!(f, "Intel ")?,
+            Vendor::Amd => write!(f, "AMD ")?,
+            Vendor::Other if self.family == 0 => return Ok(()),
+            Vendor::Other => {}
+        }
+        write!(f, "family {} model {}", self.family, self.model)
+    }
 }
 
 impl Capabilities {
@@ -54,6 +141,7 @@ impl Capabilities {
             vpclmulqdq: is_x86_feature_detected!("vpclmulqdq"),
             bmi1: is_x86_feature_detected!("bmi1"),
             bmi2: is_x86_feature_detected!("bmi2"),
+            cpu: CpuId::detect(),
             ..Capabilities::default()
         }
     }
@@ -89,6 +177,18 @@ impl Capabilities {
                     .map(|(_, model)| model.trim().to_string())
             })
             .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+    }
+
+    /// The model name, and maker, family and model where CPUID gives them: "AMD EPYC (AMD
+    /// family 25 model 1)". A virtual machine often shows only "AMD EPYC", the same for Zen 3
+    /// and Zen 4; the family and model tell them apart.
+    pub fn cpu_name() -> String {
+        let id = Capabilities::get().cpu.to_string();
+        if id.is_empty() {
+            Capabilities::cpu_model()
+        } else {
+            format!("{} ({id})", Capabilities::cpu_model())
+        }
     }
 
     /// The detected features by their usual names, for `--version` and reports.

@@ -1,8 +1,8 @@
 //! The ground floor: algorithms, engines and CPU selection, knowing nothing above them.
 //!
 //! `algorithm` is the one table of algorithms; `engine` says what an engine is; `table` joins
-//! every module's engines and chooses one per algorithm ([`table::chosen`]); `detect` reads
-//! the CPU. The rest are the engines' code: `portable`, `crates`, `x86_64`, `aarch64`, `lanes`.
+//! every module's engines and chooses one per algorithm ([`table::chosen`]), with the
+//! preferences by CPU of `preference`; `detect` reads the CPU. The rest are the engines' code: `portable`, `crates`, `x86_64`, `aarch64`, `lanes`.
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
@@ -33,6 +33,7 @@ mod md5_avx512;
 #[cfg(target_arch = "x86_64")]
 mod md5_bmi;
 mod portable;
+pub mod preference;
 mod sha2_portable;
 #[cfg(target_arch = "x86_64")]
 mod sha512_avx2;

@@ -1,7 +1,8 @@
 //! The engine table: every engine, fastest first, and the choice among them. Each module that
 //! owns code lists its own engines (`portable`, `crates`, `x86_64`, `aarch64`); the table is
 //! their concatenation. Choosing is three steps, as in crc-fast: detect the CPU once
-//! ([`Capabilities::get`]), select purely ([`select`], tested on made-up CPUs), and cache the
+//! ([`Capabilities::get`]), select purely ([`select`], tested on made-up CPUs: a preference for
+//! the CPU's maker and family first, from `preference`, else the table's order), and cache the
 //! choice per algorithm ([`chosen`]), which also runs the engine's self-check the first time:
 //! an engine that disagrees with the portable one on a few known messages is reported once and
 //! replaced by the portable engine, so a kernel that misbehaves on some CPU can never print a
@@ -11,6 +12,7 @@ use super::algorithm::{Algorithm, ALGORITHM_COUNT};
 use super::detect::{Capabilities, Kernel, FORCE_VARIABLE};
 use super::digest::Digest;
 use super::engine::{Engine, Hasher, Pull};
+use super::preference::{Preference, PREFERENCES};
 use crate::error::Error;
 use std::sync::OnceLock;
 
@@ -44,39 +46,166 @@ pub fn portable(algorithm: Algorithm) -> &'static Engine {
     super::blake2b::shorter(algorithm).unwrap_or_else(|| super::portable::engine(algorithm))
 }
 
-/// The engine `algorithm` runs on a CPU with `caps` when nothing is forced: the first one in
-/// the table that runs there and is preferred there.
-pub fn select(algorithm: Algorithm, caps: &Capabilities) -> &'static Engine {
-    of(algorithm)
+/// Why an algorithm runs on the engine it does.
+#[derive(Clone, Copy, Debug)]
+pub enum Rule {
+    /// The first engine in the table that this CPU runs (and that is preferred on it).
+    TableOrder,
+    /// A preference for this CPU's maker and family.
+    Preferred(&'static Preference),
+    /// `FASTHASH_KERNEL`.
+    Forced,
+    /// The engine chosen failed its self-check, so the portable one runs.
+    SelfCheckFailed,
+}
+
+impl Rule {
+    /// For `--list-kernels` and `--debug`.
+    pub fn describe(&self) -> String {
+        match self {
+            Rule::TableOrder => "the first in the table that this CPU runs".into(),
+            Rule::Preferred(preference) => format!("preferred here: {}", preference.name),
+            Rule::Forced => format!("forced by {FORCE_VARIABLE}"),
+            Rule::SelfCheckFailed => "the one chosen failed its self-check".into(),
+        }
+    }
+}
+
+/// The engine an algorithm runs on, and why.
+#[derive(Clone, Copy)]
+pub struct Choice {
+    /// The table's engine: the kernel named, whose lanes hash files side by side.
+    pub engine: &'static Engine,
+    /// The engine whose single-stream code takes a file alone, where a preference gives that
+    /// to another engine than `engine`.
+    pub alone: Option<&'static Engine>,
+    pub rule: Rule,
+}
+
+impl std::fmt::Debug for Choice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} ({})",
+            self.engine.algorithm,
+            self.name(),
+            self.rule.describe()
+        )
+    }
+}
+
+impl Choice {
+    fn of(engine: &'static Engine, rule: Rule) -> Choice {
+        Choice {
+            engine,
+            alone: None,
+            rule,
+        }
+    }
+
+    /// Its kernels by name: "avx512", or "avx512+bmi" when a file alone runs on another.
+    pub fn name(&self) -> String {
+        match self.alone {
+            Some(alone) => format!("{}+{}", self.engine.kernel.name(), alone.kernel.name()),
+            None => self.engine.kernel.name().to_string(),
+        }
+    }
+
+    /// The engine that hashes: `engine`, with `alone`'s streaming and one-shot code when it
+    /// is given. Made once per algorithm (see [`chosen`]).
+    pub(crate) fn runnable(&self) -> &'static Engine {
+        match self.alone {
+            None => self.engine,
+            Some(alone) => Box::leak(Box::new(Engine {
+                streaming: alone.streaming,
+                one_shot: alone.one_shot,
+                split: alone.split,
+                ..*self.engine
+            })),
+        }
+    }
+}
+
+/// The engine `algorithm` runs on a CPU with `caps` when nothing is forced: the first of the
+/// [`PREFERENCES`] for this CPU whose engines run here, else the first engine in the table that
+/// runs here and is preferred there.
+pub fn select(algorithm: Algorithm, caps: &Capabilities) -> Choice {
+    select_with(algorithm, caps, PREFERENCES)
+}
+
+/// [`select`] with other preferences: for the tests, on made-up ones.
+pub(crate) fn select_with(
+    algorithm: Algorithm,
+    caps: &Capabilities,
+    preferences: &'static [Preference],
+) -> Choice {
+    let runs_here = |kernel| find(algorithm, kernel).filter(|engine| (engine.runs_on)(caps));
+    for preference in preferences
+        .iter()
+        .filter(|preference| preference.covers(algorithm, &caps.cpu))
+    {
+        let Some(engine) = runs_here(preference.engine) else {
+            continue;
+        };
+        let alone = match preference.alone.map(runs_here) {
+            None => None,
+            Some(Some(alone)) => Some(alone).filter(|alone| !std::ptr::eq(*alone, engine)),
+            Some(None) => continue,
+        };
+        return Choice {
+            engine,
+            alone,
+            rule: Rule::Preferred(preference),
+        };
+    }
+    let engine = of(algorithm)
         .find(|engine| (engine.runs_on)(caps) && (engine.preferred_on)(caps))
-        .unwrap_or_else(|| portable(algorithm))
+        .unwrap_or_else(|| portable(algorithm));
+    Choice::of(engine, Rule::TableOrder)
 }
 
 /// The engine `algorithm` runs on in this process: forced by `FASTHASH_KERNEL`, or selected
 /// for this CPU; in either case checked once, on first use, against the portable engine. An
 /// invalid `FASTHASH_KERNEL` is reported by the CLI before any hashing; here it counts as unset.
 pub fn chosen(algorithm: Algorithm) -> &'static Engine {
-    static CHOSEN: [OnceLock<&'static Engine>; ALGORITHM_COUNT] =
+    in_use(algorithm).1
+}
+
+/// Why `algorithm` runs on [`chosen`]'s engine.
+pub fn choice(algorithm: Algorithm) -> Choice {
+    in_use(algorithm).0
+}
+
+/// The choice for `algorithm`, and the engine it runs, made once.
+fn in_use(algorithm: Algorithm) -> &'static (Choice, &'static Engine) {
+    static CHOSEN: [OnceLock<(Choice, &'static Engine)>; ALGORITHM_COUNT] =
         [const { OnceLock::new() }; ALGORITHM_COUNT];
-    // Each BLAKE2b length has one engine, the portable one: nothing to choose or check.
-    if let Some(engine) = super::blake2b::shorter(algorithm) {
-        return engine;
-    }
     CHOSEN[algorithm.index()].get_or_init(|| {
+        // Each BLAKE2b length has one engine, the portable one: nothing to choose or check.
+        if let Some(engine) = super::blake2b::shorter(algorithm) {
+            return (Choice::of(engine, Rule::TableOrder), engine);
+        }
         let caps = Capabilities::get();
         let wanted = forcing()
             .ok()
             .and_then(|forced| forced.get(algorithm))
             .and_then(|kernel| find(algorithm, kernel))
             .filter(|engine| (engine.runs_on)(&caps))
+            .map(|engine| Choice::of(engine, Rule::Forced))
             .unwrap_or_else(|| select(algorithm, &caps));
-        checked(wanted, &mut |message| warn(&message))
+        let runnable = wanted.runnable();
+        let checked = checked(runnable, &mut |message| warn(&message));
+        if std::ptr::eq(checked, runnable) {
+            (wanted, runnable)
+        } else {
+            (Choice::of(checked, Rule::SelfCheckFailed), checked)
+        }
     })
 }
 
 /// Whether `algorithm`'s engine is the one `FASTHASH_KERNEL` asked for, for `--debug`.
 pub fn forced(algorithm: Algorithm) -> bool {
-    matches!(forcing(), Ok(forced) if forced.get(algorithm) == Some(chosen(algorithm).kernel))
+    matches!(choice(algorithm).rule, Rule::Forced)
 }
 
 /// Where the engine table's one warning (a failed self-check) goes. The program installs it,

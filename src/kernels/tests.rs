@@ -2,8 +2,9 @@
 //! from outside, as `--list-kernels` and the CLI see it.
 
 use super::algorithm::{Algorithm, ALGORITHM_COUNT};
-use super::detect::{Capabilities, Kernel};
-use super::table::{self, parse_forced, select, Forced};
+use super::detect::{Capabilities, CpuId, Kernel, Vendor};
+use super::preference::Preference;
+use super::table::{self, parse_forced, select, select_with, Choice, Forced, Rule};
 use super::test_data;
 
 fn x86_baseline() -> Capabilities {
@@ -14,7 +15,7 @@ fn x86_baseline() -> Capabilities {
 }
 
 fn kernel(algorithm: Algorithm, caps: &Capabilities) -> Kernel {
-    select(algorithm, caps).kernel
+    select(algorithm, caps).engine.kernel
 }
 
 /// Our own x86-64 engines exist only on x86-64: elsewhere selection skips them.
@@ -305,7 +306,7 @@ fn forcing_rejects_what_cannot_run() {
 fn this_cpu_has_an_engine_for_every_algorithm() {
     let caps = Capabilities::get();
     for algorithm in Algorithm::all() {
-        assert!((select(algorithm, &caps).runs_on)(&caps));
+        assert!((select(algorithm, &caps).engine.runs_on)(&caps));
         assert!(!table::chosen(algorithm).label().is_empty());
     }
 }
@@ -335,4 +336,182 @@ fn ring_sha512_family_matches_sha2() {
             );
         }
     });
+}
+
+/// Made-up CPUs for the preferences: a CPU with AVX-512, AVX2 and BMI, of `vendor`, `family`
+/// and `model`.
+fn avx512_cpu(vendor: Vendor, family: u32, model: u32) -> Capabilities {
+    Capabilities {
+        avx512f: true,
+        avx512bw: true,
+        avx512vl: true,
+        bmi1: true,
+        bmi2: true,
+        cpu: CpuId {
+            vendor,
+            family,
+            model,
+        },
+        ..x86_with_avx2_and_vpclmulqdq()
+    }
+}
+
+#[test]
+fn md5_of_a_file_alone_is_scalar_on_zen4_only() {
+    let zen4 = avx512_cpu(Vendor::Amd, 25, 0x11);
+    let choice = select(Algorithm::Md5, &zen4);
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(choice.engine.kernel, Kernel::Avx512);
+        assert_eq!(choice.alone.map(|alone| alone.kernel), Some(Kernel::Bmi));
+        assert!(matches!(choice.rule, Rule::Preferred(_)), "{choice:?}");
+        assert_eq!(choice.name(), "avx512+bmi");
+    }
+    // The same features on Intel Sapphire Rapids and AMD Zen 5 keep the table's order: AVX-512
+    // for a file alone too. So does every other algorithm on Zen 4.
+    for cpu in [
+        avx512_cpu(Vendor::Intel, 6, 0x8F),
+        avx512_cpu(Vendor::Amd, 26, 0x02),
+    ] {
+        let choice = select(Algorithm::Md5, &cpu);
+        assert!(choice.alone.is_none(), "{}", cpu.cpu);
+        assert!(matches!(choice.rule, Rule::TableOrder), "{}", cpu.cpu);
+        assert_eq!(choice.engine.kernel, ours(Kernel::Avx512, Kernel::Portable));
+    }
+    for algorithm in Algorithm::all().filter(|&algorithm| algorithm != Algorithm::Md5) {
+        assert!(
+            matches!(select(algorithm, &zen4).rule, Rule::TableOrder),
+            "{algorithm}"
+        );
+    }
+    // Zen 3 is family 25 too, but has no AVX-512: the row does not apply.
+    let zen3 = Capabilities {
+        bmi1: true,
+        bmi2: true,
+        cpu: CpuId {
+            vendor: Vendor::Amd,
+            family: 25,
+            model: 1,
+        },
+        ..x86_with_avx2_and_vpclmulqdq()
+    };
+    let choice = select(Algorithm::Md5, &zen3);
+    assert!(matches!(choice.rule, Rule::TableOrder) && choice.alone.is_none());
+    // Zen 4 with BMI1 hidden by a hypervisor: the preferred code for a file alone cannot run,
+    // so the row is passed over and AVX-512 does it all.
+    let hidden = Capabilities {
+        bmi1: false,
+        ..zen4
+    };
+    let choice = select(Algorithm::Md5, &hidden);
+    assert!(matches!(choice.rule, Rule::TableOrder) && choice.alone.is_none());
+}
+
+/// Made-up preferences on a made-up AMD family 99: the first that applies and whose engines
+/// run wins, whatever the table's order.
+static MADE_UP: &[Preference] = &[
+    // Never applies: its engine needs AVX-512 in these tests.
+    Preference {
+        name: "needs avx512",
+        algorithms: &[Algorithm::Xxh3, Algorithm::Md5],
+        vendor: Vendor::Amd,
+        family: 99,
+        models: &[(0, 255)],
+        engine: Kernel::Avx512,
+        alone: None,
+        evidence: "none: a test",
+    },
+    Preference {
+        name: "xxh3 on portable",
+        algorithms: &[Algorithm::Xxh3],
+        vendor: Vendor::Amd,
+        family: 99,
+        models: &[(4, 7)],
+        engine: Kernel::Portable,
+        alone: None,
+        evidence: "none: a test",
+    },
+    Preference {
+        name: "md5 alone on portable",
+        algorithms: &[Algorithm::Md5],
+        vendor: Vendor::Amd,
+        family: 99,
+        models: &[(0, 3), (5, 5)],
+        engine: Kernel::Avx2,
+        alone: Some(Kernel::Portable),
+        evidence: "none: a test",
+    },
+];
+
+#[test]
+fn the_first_preference_that_applies_and_runs_is_taken() {
+    let cpu = |model| Capabilities {
+        bmi1: true,
+        cpu: CpuId {
+            vendor: Vendor::Amd,
+            family: 99,
+            model,
+        },
+        ..x86_with_avx2_and_vpclmulqdq()
+    };
+    let named = |choice: &Choice| match choice.rule {
+        Rule::Preferred(preference) => preference.name,
+        _ => "table order",
+    };
+    // Model 5: both rows apply, each to its own algorithm.
+    let xxh3 = select_with(Algorithm::Xxh3, &cpu(5), MADE_UP);
+    assert_eq!(named(&xxh3), "xxh3 on portable");
+    assert_eq!(xxh3.engine.kernel, Kernel::Portable);
+    let md5 = select_with(Algorithm::Md5, &cpu(5), MADE_UP);
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(named(&md5), "md5 alone on portable");
+        assert_eq!(md5.engine.kernel, Kernel::Avx2);
+        assert_eq!(md5.alone.map(|alone| alone.kernel), Some(Kernel::Portable));
+    }
+    // Model 6: only the XXH3 row; model 9: none. Another family or maker: none.
+    assert_eq!(
+        named(&select_with(Algorithm::Md5, &cpu(6), MADE_UP)),
+        "table order"
+    );
+    assert_eq!(
+        named(&select_with(Algorithm::Xxh3, &cpu(9), MADE_UP)),
+        "table order"
+    );
+    let intel = Capabilities {
+        cpu: CpuId {
+            vendor: Vendor::Intel,
+            ..cpu(5).cpu
+        },
+        ..cpu(5)
+    };
+    assert_eq!(
+        named(&select_with(Algorithm::Xxh3, &intel, MADE_UP)),
+        "table order"
+    );
+}
+
+/// An engine made of two (a lane engine, another's code for a file alone) gives the portable
+/// engine's digests by every path, and runs the code it was made of.
+#[test]
+fn an_engine_of_two_hashes_with_both() {
+    let Some(lanes) =
+        table::of(Algorithm::Md5).find(|engine| engine.lanes.is_some() && engine.runs_here())
+    else {
+        eprintln!("skipped: no MD5 lane engine runs on this CPU");
+        return;
+    };
+    let portable = table::portable(Algorithm::Md5);
+    let choice = Choice {
+        engine: lanes,
+        alone: Some(portable),
+        rule: Rule::TableOrder,
+    };
+    let both = choice.runnable();
+    assert_eq!(both.kernel, lanes.kernel);
+    assert_eq!(both.one_shot as usize, portable.one_shot as usize);
+    assert_eq!(both.streaming as usize, portable.streaming as usize);
+    assert_eq!(
+        both.lanes.map(|l| l.many as usize),
+        lanes.lanes.map(|l| l.many as usize)
+    );
+    assert!(table::self_check(both, portable));
 }

@@ -1,0 +1,122 @@
+//! Preferences by CPU: where the fastest engine differs between CPUs that have the same
+//! features, one row for a maker and family (and models) says which engine to take there, and
+//! the figures that say why. The table's order ([`super::table::select`]) is right everywhere
+//! else. A row applies only where its engines run, so a row for an AVX-512 engine on a family
+//! that has CPUs with and without AVX-512 changes nothing on those without.
+//!
+//! A row is a claim about speed: `fasthash --bench` checks it on the machine it runs on, and
+//! warns when the engine in use is more than 10% slower than another there.
+
+use super::algorithm::Algorithm;
+use super::detect::{CpuId, Kernel, Vendor};
+
+/// One preference: on CPUs of `vendor`, `family` and one of `models`, `algorithms` run on
+/// `engine`, and a message alone on `alone`'s single-stream code when it is given.
+#[derive(Debug)]
+pub struct Preference {
+    /// Its name in `--list-kernels` and `--debug`.
+    pub name: &'static str,
+    pub algorithms: &'static [Algorithm],
+    pub vendor: Vendor,
+    pub family: u32,
+    /// Ranges of models, both ends included, as `/proc/cpuinfo` numbers them.
+    pub models: &'static [(u32, u32)],
+    /// The engine to take (its lanes, if it has any, still hash files side by side).
+    pub engine: Kernel,
+    /// The engine whose single-stream code takes a file alone, when not `engine`'s own.
+    pub alone: Option<Kernel>,
+    /// The measurements it rests on, and where they are written down.
+    pub evidence: &'static str,
+}
+
+impl Preference {
+    /// Whether it speaks of `algorithm` on `cpu`.
+    pub fn covers(&self, algorithm: Algorithm, cpu: &CpuId) -> bool {
+        self.algorithms.contains(&algorithm)
+            && cpu.vendor == self.vendor
+            && cpu.family == self.family
+            && self
+                .models
+                .iter()
+                .any(|&(first, last)| (first..=last).contains(&cpu.model))
+    }
+
+    /// What it does, in a few words: "avx512, a file alone on bmi".
+    pub fn choice(&self) -> String {
+        match self.alone {
+            Some(alone) => format!("{}, a file alone on {}", self.engine.name(), alone.name()),
+            None => self.engine.name().to_string(),
+        }
+    }
+}
+
+/// AMD's Zen 4 models of family 25 (19h): Genoa (10h to 1Fh), Raphael and Phoenix (60h to
+/// 7Fh), Bergamo and Siena (A0h to AFh). The other models of family 25 are Zen 3, without
+/// AVX-512.
+const ZEN4_MODELS: &[(u32, u32)] = &[(0x10, 0x1F), (0x60, 0x7F), (0xA0, 0xAF)];
+
+/// Every preference. The first that covers an algorithm on this CPU, and whose engines run
+/// here, is taken.
+pub static PREFERENCES: &[Preference] = &[Preference {
+    name: "AMD Zen 4: MD5 of one file on scalar code",
+    algorithms: &[Algorithm::Md5],
+    vendor: Vendor::Amd,
+    family: 25,
+    models: ZEN4_MODELS,
+    engine: Kernel::Avx512,
+    alone: Some(Kernel::Bmi),
+    evidence: "a file alone on the AVX-512 engine's XMM code took 1.78 s for 1 GiB on Zen 4 \
+               against 1.60 s for openssl dgst -md5, a scalar code (0.90x; issue 34); the BMI1 \
+               scalar code is 1.03x to 1.22x openssl on Zen 3, whose integer core Zen 4 keeps \
+               (bench/results/amd-epyc-zen3.md); sixteen files side by side stay on AVX-512",
+}];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn amd(family: u32, model: u32) -> CpuId {
+        CpuId {
+            vendor: Vendor::Amd,
+            family,
+            model,
+        }
+    }
+
+    #[test]
+    fn the_zen4_row_covers_zen4_models_only() {
+        let row = &PREFERENCES[0];
+        for model in [0x11, 0x61, 0x74, 0xA0] {
+            assert!(row.covers(Algorithm::Md5, &amd(25, model)), "{model:#x}");
+        }
+        // Zen 3 (Milan 01h, Vermeer 21h, Cezanne 50h), Zen 5 (family 26), Intel family 6.
+        for cpu in [amd(25, 0x01), amd(25, 0x21), amd(25, 0x50), amd(26, 0x11)] {
+            assert!(!row.covers(Algorithm::Md5, &cpu), "{cpu}");
+        }
+        let intel = CpuId {
+            vendor: Vendor::Intel,
+            ..amd(25, 0x11)
+        };
+        assert!(!row.covers(Algorithm::Md5, &intel));
+        assert!(!row.covers(Algorithm::Sha256, &amd(25, 0x11)));
+    }
+
+    #[test]
+    fn processor_signatures_decode_as_proc_cpuinfo_prints_them() {
+        // EAX of CPUID leaf 1 from known CPUs: family and model as the kernel prints them.
+        let cases = [
+            (Vendor::Amd, 0x00A0_0F11, 25, 1),     // EPYC 7003, Zen 3
+            (Vendor::Amd, 0x00A1_0F11, 25, 0x11),  // EPYC 9004, Zen 4
+            (Vendor::Amd, 0x00B0_0F81, 26, 0x08),  // a family 26 part, Zen 5
+            (Vendor::Intel, 0x0008_06F8, 6, 0x8F), // Xeon Sapphire Rapids
+            (Vendor::Intel, 0x0000_0633, 6, 0x03), // Pentium II: model extension 0
+            (Vendor::Other, 0x0001_0543, 5, 0x04), // below family 6 the extension is not read
+        ];
+        for (vendor, eax, family, model) in cases {
+            let cpu = CpuId::from_signature(vendor, eax);
+            assert_eq!((cpu.family, cpu.model), (family, model), "{eax:#x}");
+        }
+        assert_eq!(amd(25, 1).to_string(), "AMD family 25 model 1");
+        assert_eq!(CpuId::default().to_string(), "");
+    }
+}
