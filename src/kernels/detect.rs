@@ -84,6 +84,7 @@ impl CpuId {
     }
 
     /// Family and model from CPUID leaf 1's EAX (the processor signature).
+    #[cfg(any(target_arch = "x86_64", test))]
     pub(crate) fn from_signature(vendor: Vendor, eax: u32) -> CpuId {
         let base_family = (eax >> 8) & 0xF;
         let base_model = (eax >> 4) & 0xF;
