@@ -97,7 +97,22 @@ def bound(group, fio_seq, fio_rand):
     return None, ""
 
 
-def goals(groups, fio_seq):
+def read_hot(json_dir):
+    """The hot runs of the big file: median seconds by algorithm (`-a NAME`)."""
+    path = os.path.join(json_dir, "hot-big.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        results = json.load(f)["results"]
+    hot = {}
+    for result in results:
+        words = result["command"].split()
+        if "-a" in words:
+            hot[words[words.index("-a") + 1]] = result["median"]
+    return hot
+
+
+def goals(groups, fio_seq, hot):
     """Rows of the summary: each goal of issue 30 this run can check, met or not."""
     out = []
     by_name = {g["name"]: g for g in groups}
@@ -126,8 +141,15 @@ def goals(groups, fio_seq):
                 b3sum / default >= 1)
         if name in ("big-xxh3", "big-sha256") and fio_seq:
             share = group["bytes"] / default / fio_seq["bytes_per_s"]
-            row(f"{group['title']}: share of fio's sequential read", f"{share:.0%}",
-                "≥ 90% (or the hot speed, where the CPU is the limit)", share >= 0.9)
+            hot_time = hot.get(name[len("big-"):])
+            of_hot = hot_time / default if hot_time else None
+            value = f"{share:.0%}"
+            # Below the device's speed, is hashing the limit? Then the cold run is near hot.
+            if of_hot and share < 0.9:
+                value += f"; {of_hot:.0%} of the hot speed ({fmt_seconds(hot_time)})"
+            row(f"{group['title']}: share of fio's sequential read", value,
+                "≥ 90% (or the hot speed, where the CPU is the limit)",
+                share >= 0.9 or (of_hot or 0) >= 0.9)
     return out
 
 
@@ -189,7 +211,7 @@ def main():
                 f"{figure['latency_us']:,.0f} µs |")
     add("")
 
-    summary = goals(groups, fio_seq)
+    summary = goals(groups, fio_seq, read_hot(json_dir))
     if summary:
         add("## Issue 30's goals, from this run")
         add("")
