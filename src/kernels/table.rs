@@ -112,7 +112,8 @@ impl Choice {
     }
 
     /// The engine that hashes: `engine`, with `alone`'s streaming and one-shot code when it
-    /// is given. Made once per algorithm (see [`chosen`]).
+    /// is given. That one is made on the heap and never freed (it is `'static`, as every
+    /// engine of the table is): [`chosen`] makes it once per algorithm and process.
     pub(crate) fn runnable(&self) -> &'static Engine {
         match self.alone {
             None => self.engine,
@@ -177,14 +178,15 @@ pub fn choice(algorithm: Algorithm) -> Choice {
 }
 
 /// The choice for `algorithm`, and the engine it runs, made once.
-fn in_use(algorithm: Algorithm) -> &'static (Choice, &'static Engine) {
+fn in_use(algorithm: Algorithm) -> (Choice, &'static Engine) {
     static CHOSEN: [OnceLock<(Choice, &'static Engine)>; ALGORITHM_COUNT] =
         [const { OnceLock::new() }; ALGORITHM_COUNT];
-    CHOSEN[algorithm.index()].get_or_init(|| {
-        // Each BLAKE2b length has one engine, the portable one: nothing to choose or check.
-        if let Some(engine) = super::blake2b::shorter(algorithm) {
-            return (Choice::of(engine, Rule::TableOrder), engine);
-        }
+    // Each shorter BLAKE2b length has one engine, the portable one: nothing to choose or
+    // check. Not cached: every length shares BLAKE2b's index.
+    if let Some(engine) = super::blake2b::shorter(algorithm) {
+        return (Choice::of(engine, Rule::TableOrder), engine);
+    }
+    *CHOSEN[algorithm.index()].get_or_init(|| {
         let caps = Capabilities::get();
         let wanted = forcing()
             .ok()

@@ -515,3 +515,16 @@ fn an_engine_of_two_hashes_with_both() {
     );
     assert!(table::self_check(both, portable));
 }
+
+/// Every BLAKE2b length shares one row of the algorithm table, but each has its own engine:
+/// the choice made for one length is never the one another length runs.
+#[test]
+fn each_blake2b_length_runs_at_its_own_length() {
+    for bytes in [32, 64, 16, 64, 1, 48] {
+        let algorithm = Algorithm::Blake2b(bytes);
+        let digest = table::hash(algorithm, b"abc");
+        assert_eq!(digest.as_bytes().len(), usize::from(bytes), "{algorithm}");
+        assert_eq!(table::choice(algorithm).engine.algorithm, algorithm);
+        assert_eq!(table::chosen(algorithm).algorithm, algorithm);
+    }
+}

@@ -7,7 +7,7 @@
 
 use super::detect::Capabilities;
 use super::engine::{always, Engine, Split, Streaming};
-use super::lanes::avx2::Avx2x8;
+use super::lanes::avx2::{Avx2x4, Avx2x8};
 use super::lanes::avx512::{Avx512x16, Avx512x8};
 use super::lanes::{
     self, lane_engine, md5::Md5 as Md5Lanes, rust_crypto_lane_engine, sha1::Sha1 as Sha1Lanes, sha2,
@@ -141,27 +141,28 @@ macro_rules! sha512_avx512 {
     };
 }
 
-/// SHA-384/512 of one stream on our rounds with an AVX2 schedule (`sha512_avx2`), for CPUs
-/// without AVX-512: on AMD Zen 3 faster than ring (`bench/results/amd-epyc-zen3.md`). No lanes:
-/// many files are hashed one by one, each on a core.
+/// SHA-384/512 for CPUs without AVX-512: four files side by side in 64-bit AVX2 lanes; a
+/// message alone on our rounds with an AVX2 schedule (`sha512_avx2`), on AMD Zen 3 faster
+/// than ring (`bench/results/amd-epyc-zen3.md`).
 macro_rules! sha512_avx2 {
-    ($algorithm:expr, $portable:expr) => {
-        Engine {
-            algorithm: $algorithm,
-            kernel: Kernel::Avx2,
+    ($algorithm:expr, $variant:expr, $portable:expr) => {
+        lane_engine!(
+            $algorithm, Kernel::Avx2,
             runs_on: |caps| caps.avx2 && caps.bmi1 && caps.bmi2,
             preferred_on: always,
             needs: "AVX2, BMI1 and BMI2",
-            describe: |_| "fasthash, BMI2 rounds, AVX2 schedule".into(),
+            describe: |_| {
+                "fasthash, AVX2: 4 files side by side (one alone: BMI2 rounds, AVX2 schedule)"
+                    .into()
+            },
             streaming: || Box::new(sha512_avx2::with_avx2($portable)),
             one_shot: |data| {
                 let mut state = sha512_avx2::with_avx2($portable);
                 state.update(data);
                 Digest::from_slice(&state.finalize())
             },
-            lanes: None,
-            split: Split::Whole,
-        }
+            lanes: 4 x Avx2x4, sha2::Sha512, $variant
+        )
     };
 }
 
@@ -183,8 +184,8 @@ pub(super) static ENGINES: &[Engine] = &[
     sha_avx512!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
     sha512_avx512!(Algorithm::Sha512, sha2::SHA512, sha512()),
     sha512_avx512!(Algorithm::Sha384, sha2::SHA384, sha384()),
-    sha512_avx2!(Algorithm::Sha512, sha512()),
-    sha512_avx2!(Algorithm::Sha384, sha384()),
+    sha512_avx2!(Algorithm::Sha512, sha2::SHA512, sha512()),
+    sha512_avx2!(Algorithm::Sha384, sha2::SHA384, sha384()),
     sha_avx512!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
     lane_engine!(
         Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,

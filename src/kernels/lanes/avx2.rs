@@ -1,4 +1,5 @@
-//! The lane operations on AVX2: eight 32-bit lanes in a YMM register.
+//! The lane operations on AVX2: eight 32-bit lanes in a YMM register ([`Avx2x8`]: MD5), or
+//! four 64-bit lanes ([`Avx2x4`]: SHA-384/512).
 //!
 //! AVX2 has no ternary-logic instruction and no rotate: the truth tables the kernels use
 //! ([`super::table`]) get their shortest AND/OR/XOR forms (a table nobody uses falls back to
@@ -19,6 +20,61 @@ impl Avx2x8 {
     }
 }
 
+/// Four `u64` lanes. Exists only on a CPU with AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2x4(());
+
+impl Avx2x4 {
+    pub(crate) fn new() -> Option<Avx2x4> {
+        is_x86_feature_detected!("avx2").then_some(Avx2x4(()))
+    }
+}
+
+/// The truth table `TABLE` of `a`, `b` and `c`, bit by bit, in its shortest AND/OR/XOR form
+/// where a kernel uses it; any other by its sum of minterms, folded at compile time. The
+/// same for every lane width: the operations are bitwise.
+#[inline(always)]
+fn ternary<const TABLE: i32>(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+    // SAFETY: AVX2, which every caller's token proves.
+    unsafe {
+        match TABLE {
+            table::CHOOSE => _mm256_xor_si256(c, _mm256_and_si256(a, _mm256_xor_si256(b, c))),
+            table::CHOOSE_BY_C => {
+                _mm256_or_si256(_mm256_and_si256(a, c), _mm256_andnot_si256(c, b))
+            }
+            table::XOR3 => _mm256_xor_si256(_mm256_xor_si256(a, b), c),
+            table::MD5_I => {
+                let not_c = _mm256_xor_si256(c, _mm256_set1_epi32(-1));
+                _mm256_xor_si256(b, _mm256_or_si256(a, not_c))
+            }
+            table::MAJORITY => _mm256_or_si256(
+                _mm256_and_si256(a, b),
+                _mm256_and_si256(c, _mm256_or_si256(a, b)),
+            ),
+            _ => {
+                let ones = _mm256_set1_epi32(-1);
+                let mut result = _mm256_setzero_si256();
+                for index in 0..8 {
+                    if TABLE & (1 << index) == 0 {
+                        continue;
+                    }
+                    let pick = |v, bit: i32| {
+                        if index & bit != 0 {
+                            v
+                        } else {
+                            _mm256_xor_si256(v, ones)
+                        }
+                    };
+                    let minterm =
+                        _mm256_and_si256(_mm256_and_si256(pick(a, 4), pick(b, 2)), pick(c, 1));
+                    result = _mm256_or_si256(result, minterm);
+                }
+                result
+            }
+        }
+    }
+}
+
 /// `a` rotated left by `bits` (0 to 32): two shifts and an OR. Only ever called with a
 /// constant, so the shift counts fold.
 #[inline(always)]
@@ -30,6 +86,41 @@ fn rotate_left_by(a: __m256i, bits: i32) -> __m256i {
             _mm256_srl_epi32(a, _mm_cvtsi32_si128(32 - bits)),
         )
     }
+}
+
+/// The operations that do not depend on the lanes' width: bitwise ones on the whole register.
+macro_rules! bitwise_operations {
+    () => {
+        #[inline(always)]
+        fn xor(self, a: __m256i, b: __m256i) -> __m256i {
+            // SAFETY (both): the token exists only where AVX2 is present.
+            unsafe { _mm256_xor_si256(a, b) }
+        }
+
+        #[inline(always)]
+        fn ternary<const TABLE: i32>(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+            ternary::<TABLE>(a, b, c)
+        }
+    };
+}
+
+/// Loading and storing a register's worth of `$word`s.
+macro_rules! whole_register_moves {
+    ($word:ty) => {
+        #[inline(always)]
+        fn load_words(self, words: &[$word]) -> __m256i {
+            assert!(words.len() >= Self::LANES);
+            // SAFETY: a register's worth of words is readable, checked above; AVX2.
+            unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+        }
+
+        #[inline(always)]
+        fn store_words(self, vector: __m256i, out: &mut [$word]) {
+            assert!(out.len() >= Self::LANES);
+            // SAFETY: a register's worth of words is writable, checked above; AVX2.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), vector) }
+        }
+    };
 }
 
 impl Lanes for Avx2x8 {
@@ -48,51 +139,7 @@ impl Lanes for Avx2x8 {
         unsafe { _mm256_add_epi32(a, b) }
     }
 
-    #[inline(always)]
-    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_xor_si256(a, b) }
-    }
-
-    #[inline(always)]
-    fn ternary<const TABLE: i32>(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
-        unsafe {
-            match TABLE {
-                table::CHOOSE => _mm256_xor_si256(c, _mm256_and_si256(a, _mm256_xor_si256(b, c))),
-                table::CHOOSE_BY_C => {
-                    _mm256_or_si256(_mm256_and_si256(a, c), _mm256_andnot_si256(c, b))
-                }
-                table::XOR3 => _mm256_xor_si256(_mm256_xor_si256(a, b), c),
-                table::MD5_I => {
-                    let not_c = _mm256_xor_si256(c, _mm256_set1_epi32(-1));
-                    _mm256_xor_si256(b, _mm256_or_si256(a, not_c))
-                }
-                table::MAJORITY => _mm256_or_si256(
-                    _mm256_and_si256(a, b),
-                    _mm256_and_si256(c, _mm256_or_si256(a, b)),
-                ),
-                _ => {
-                    let ones = _mm256_set1_epi32(-1);
-                    let mut result = _mm256_setzero_si256();
-                    for index in 0..8 {
-                        if TABLE & (1 << index) == 0 {
-                            continue;
-                        }
-                        let pick = |v, bit: i32| {
-                            if index & bit != 0 {
-                                v
-                            } else {
-                                _mm256_xor_si256(v, ones)
-                            }
-                        };
-                        let minterm =
-                            _mm256_and_si256(_mm256_and_si256(pick(a, 4), pick(b, 2)), pick(c, 1));
-                        result = _mm256_or_si256(result, minterm);
-                    }
-                    result
-                }
-            }
-        }
-    }
+    bitwise_operations!();
 
     #[inline(always)]
     fn rotate_left<const BITS: i32>(self, a: __m256i) -> __m256i {
@@ -109,19 +156,7 @@ impl Lanes for Avx2x8 {
         unsafe { _mm256_srl_epi32(a, _mm_cvtsi32_si128(BITS as i32)) }
     }
 
-    #[inline(always)]
-    fn load_words(self, words: &[u32]) -> __m256i {
-        assert!(words.len() >= 8);
-        // SAFETY: 8 words are readable, checked above.
-        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
-    fn store_words(self, vector: __m256i, out: &mut [u32]) {
-        assert!(out.len() >= 8);
-        // SAFETY: 8 words are writable, checked above.
-        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), vector) }
-    }
+    whole_register_moves!(u32);
 
     #[inline(always)]
     unsafe fn load_blocks(self, blocks: &[*const u8], big_endian: bool) -> [__m256i; 16] {
@@ -173,4 +208,110 @@ impl Lanes for Avx2x8 {
     }
 }
 
+/// The byte order of `_mm256_shuffle_epi8` that rotates each 64-bit lane left by `bytes`:
+/// byte i of a lane takes byte (i - bytes) mod 8 of the same lane.
+const fn rotation_by_bytes(bytes: i32) -> [i8; 32] {
+    let mut order = [0i8; 32];
+    let mut index = 0;
+    while index < 32 {
+        order[index] = (index as i32 / 8 * 8 + (index as i32 % 8 - bytes).rem_euclid(8)) as i8;
+        index += 1;
+    }
+    order
+}
+
+/// `a`'s 64-bit lanes rotated by `BITS` (0 to 64), right when `RIGHT`: one byte shuffle where
+/// that is a whole number of bytes (SHA-512's σ0 rotates by 8), else two shifts and an OR.
+#[inline(always)]
+fn rotate_64<const BITS: i32, const RIGHT: bool>(a: __m256i) -> __m256i {
+    let left = const {
+        if RIGHT {
+            64 - BITS
+        } else {
+            BITS
+        }
+    };
+    // SAFETY: AVX2, which every caller's token proves; the order is 32 readable bytes.
+    unsafe {
+        if left % 8 == 0 && left % 64 != 0 {
+            let order = const { rotation_by_bytes(if RIGHT { 64 - BITS } else { BITS } / 8) };
+            return _mm256_shuffle_epi8(a, _mm256_loadu_si256(order.as_ptr().cast()));
+        }
+        _mm256_or_si256(
+            _mm256_sll_epi64(a, _mm_cvtsi32_si128(left)),
+            _mm256_srl_epi64(a, _mm_cvtsi32_si128(64 - left)),
+        )
+    }
+}
+
+impl Lanes for Avx2x4 {
+    type Word = u64;
+    type Vector = __m256i;
+    const LANES: usize = 4;
+
+    #[inline(always)]
+    fn splat(self, word: u64) -> __m256i {
+        // SAFETY (every method): the token exists only where AVX2 is present.
+        unsafe { _mm256_set1_epi64x(word as i64) }
+    }
+
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_add_epi64(a, b) }
+    }
+
+    bitwise_operations!();
+
+    #[inline(always)]
+    fn rotate_left<const BITS: i32>(self, a: __m256i) -> __m256i {
+        rotate_64::<BITS, false>(a)
+    }
+
+    #[inline(always)]
+    fn rotate_right<const BITS: i32>(self, a: __m256i) -> __m256i {
+        rotate_64::<BITS, true>(a)
+    }
+
+    #[inline(always)]
+    fn shift_right<const BITS: u32>(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_srl_epi64(a, _mm_cvtsi32_si128(BITS as i32)) }
+    }
+
+    whole_register_moves!(u64);
+
+    #[inline(always)]
+    unsafe fn load_blocks(self, blocks: &[*const u8], big_endian: bool) -> [__m256i; 16] {
+        assert_eq!(blocks.len(), 4);
+        // SAFETY: each pointer starts a 128-byte block (the caller's contract); AVX2.
+        unsafe {
+            let swap = _mm256_setr_epi8(
+                7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15,
+                14, 13, 12, 11, 10, 9, 8,
+            );
+            let mut words = [_mm256_setzero_si256(); 16];
+            // Words 4q to 4q + 3 of the four blocks, one YMM a block, transposed 4 x 4.
+            for q in 0..4 {
+                let mut r = [_mm256_setzero_si256(); 4];
+                for (row, block) in r.iter_mut().zip(blocks) {
+                    *row = _mm256_loadu_si256(block.add(32 * q).cast());
+                    if big_endian {
+                        *row = _mm256_shuffle_epi8(*row, swap);
+                    }
+                }
+                // Words 0 and 2 (lo), 1 and 3 (hi) of rows 0, 1 and of rows 2, 3.
+                let lo01 = _mm256_unpacklo_epi64(r[0], r[1]);
+                let hi01 = _mm256_unpackhi_epi64(r[0], r[1]);
+                let lo23 = _mm256_unpacklo_epi64(r[2], r[3]);
+                let hi23 = _mm256_unpackhi_epi64(r[2], r[3]);
+                words[4 * q] = _mm256_permute2x128_si256::<0x20>(lo01, lo23);
+                words[4 * q + 1] = _mm256_permute2x128_si256::<0x20>(hi01, hi23);
+                words[4 * q + 2] = _mm256_permute2x128_si256::<0x31>(lo01, lo23);
+                words[4 * q + 3] = _mm256_permute2x128_si256::<0x31>(hi01, hi23);
+            }
+            words
+        }
+    }
+}
+
 super::multi::lane_tier!(Avx2x8, u32, "avx2");
+super::multi::lane_tier!(Avx2x4, u64, "avx2");

@@ -32,22 +32,32 @@ macro_rules! sha2_lanes {
                 block: &[L::Vector; 16],
             ) {
                 // Each Σ and σ: rotates right by `$r0` and `$r1`, then a rotate (Σ) or a shift
-                // (σ) by `$n`, joined by one three-way XOR.
+                // (σ) by `$n`, joined by one three-way XOR. Macros, not closures: a closure
+                // may be compiled out of line, without the tier's target features, and then
+                // every intrinsic in it is a call (AVX2's three-instruction rotates made
+                // LLVM leave them out of line, and SHA-512 on four AVX2 lanes 12 times slower).
                 macro_rules! sigma {
-                    ($r0:expr, $r1:expr, $last:ident::<$n:tt>) => {
-                        |x| {
-                            ops.ternary::<{ table::XOR3 }>(
-                                ops.rotate_right::<$r0>(x),
-                                ops.rotate_right::<$r1>(x),
-                                ops.$last::<$n>(x),
-                            )
-                        }
-                    };
+                    ($x:expr, $r0:expr, $r1:expr, $last:ident::<$n:tt>) => {{
+                        let x = $x;
+                        ops.ternary::<{ table::XOR3 }>(
+                            ops.rotate_right::<$r0>(x),
+                            ops.rotate_right::<$r1>(x),
+                            ops.$last::<$n>(x),
+                        )
+                    }};
                 }
-                let big_sigma0 = sigma!($a0, $a1, rotate_right::<$a2>);
-                let big_sigma1 = sigma!($b0, $b1, rotate_right::<$b2>);
-                let small_sigma0 = sigma!($c0, $c1, shift_right::<$c2>);
-                let small_sigma1 = sigma!($d0, $d1, shift_right::<$d2>);
+                macro_rules! big_sigma0 {
+                    ($x:expr) => { sigma!($x, $a0, $a1, rotate_right::<$a2>) };
+                }
+                macro_rules! big_sigma1 {
+                    ($x:expr) => { sigma!($x, $b0, $b1, rotate_right::<$b2>) };
+                }
+                macro_rules! small_sigma0 {
+                    ($x:expr) => { sigma!($x, $c0, $c1, shift_right::<$c2>) };
+                }
+                macro_rules! small_sigma1 {
+                    ($x:expr) => { sigma!($x, $d0, $d1, shift_right::<$d2>) };
+                }
                 const K: [$word; $rounds] = $k;
                 // The schedule's last sixteen words, w[t % 16] for round t.
                 let mut w = *block;
@@ -61,8 +71,8 @@ macro_rules! sha2_lanes {
                         let t: usize = $t;
                         if t >= 16 {
                             let next = ops.add(
-                                ops.add(small_sigma1(w[(t + 14) % 16]), w[(t + 9) % 16]),
-                                ops.add(small_sigma0(w[(t + 1) % 16]), w[t % 16]),
+                                ops.add(small_sigma1!(w[(t + 14) % 16]), w[(t + 9) % 16]),
+                                ops.add(small_sigma0!(w[(t + 1) % 16]), w[t % 16]),
                             );
                             w[t % 16] = next;
                         }
@@ -70,12 +80,12 @@ macro_rules! sha2_lanes {
                         let t1 = ops.add(
                             ops.add($h, word_and_constant),
                             ops.add(
-                                big_sigma1($e),
+                                big_sigma1!($e),
                                 ops.ternary::<{ table::CHOOSE }>($e, $f, $g),
                             ),
                         );
                         let t2 = ops.add(
-                            big_sigma0($a),
+                            big_sigma0!($a),
                             ops.ternary::<{ table::MAJORITY }>($a, $b, $c),
                         );
                         $d = ops.add($d, t1);

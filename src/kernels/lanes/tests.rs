@@ -11,7 +11,7 @@ use super::sha1::{Sha1, SHA1};
 use super::sha2::{Sha256, Sha512, SHA224, SHA256, SHA384, SHA512};
 #[cfg(target_arch = "x86_64")]
 use super::{
-    avx2::Avx2x8,
+    avx2::{Avx2x4, Avx2x8},
     avx512::{Avx512x16, Avx512x8},
 };
 use super::{table, Lanes};
@@ -130,11 +130,8 @@ struct Tokens<N, W> {
     wide: Option<W>,
 }
 
-/// The wide token type of a tier with 32-bit lanes only (AVX2, NEON): never made.
-#[cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
-    allow(dead_code)
-)]
+/// The wide token type of a tier with 32-bit lanes only (NEON): never made.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
 type NoWide = Model<u64, 1>;
 
 impl<N: LaneTier<Word = u32>, W: LaneTier<Word = u64>> Tokens<N, W> {
@@ -223,7 +220,7 @@ fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
         ),
         #[cfg(target_arch = "x86_64")]
         (
-            Tokens::<Avx2x8, NoWide>::make("AVX2", false),
+            Tokens::<Avx2x8, Avx2x4>::make("AVX2", true),
             "AVX2 lanes not run: this CPU lacks AVX2",
         ),
         #[cfg(target_arch = "aarch64")]
@@ -584,6 +581,9 @@ fn truth_tables_compute_their_functions() {
         }
         if let Some(ops) = crate::kernels::lanes::avx2::Avx2x8::new() {
             agrees_with_model::<_, 8>(ops);
+        }
+        if let Some(ops) = crate::kernels::lanes::avx2::Avx2x4::new() {
+            agrees_with_model::<_, 4>(ops);
         }
     }
     #[cfg(target_arch = "aarch64")]
