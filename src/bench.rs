@@ -103,28 +103,29 @@ fn measured(algorithm: Algorithm) -> impl Iterator<Item = &'static Engine> {
         .chain(made_of_two)
 }
 
+/// The choice that made `engine` of two engines, when it is that one.
+fn made_of_two(engine: &Engine) -> Option<table::Choice> {
+    let choice = table::choice(engine.algorithm);
+    (choice.alone.is_some() && std::ptr::eq(engine, table::chosen(engine.algorithm)))
+        .then_some(choice)
+}
+
 /// An engine's name in the table and the warning: its kernel's, or "avx512+bmi" for one made
 /// of two.
 fn name(engine: &Engine) -> String {
-    let choice = table::choice(engine.algorithm);
-    if choice.alone.is_some() && std::ptr::eq(engine, table::chosen(engine.algorithm)) {
-        choice.name()
-    } else {
-        engine.kernel.name().to_string()
-    }
+    made_of_two(engine).map_or_else(|| engine.kernel.name().to_string(), |choice| choice.name())
 }
 
 /// [`name`] and where the code comes from.
 fn label(engine: &Engine) -> String {
-    let choice = table::choice(engine.algorithm);
-    match choice.alone {
-        Some(alone) if std::ptr::eq(engine, table::chosen(engine.algorithm)) => format!(
+    match made_of_two(engine) {
+        Some(choice) => format!(
             "{} (a file alone on {}; {})",
             choice.name(),
-            alone.kernel.name(),
+            choice.alone.map_or("", |alone| alone.kernel.name()),
             choice.rule.describe()
         ),
-        _ => engine.label(),
+        None => engine.label(),
     }
 }
 
