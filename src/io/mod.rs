@@ -8,8 +8,9 @@
 //! How a file is read, and why (figures from the reference machine, 2 cores, hot page cache,
 //! 1 GiB file; `read.rs` and `large.rs` have the details and `cargo bench --bench read`
 //! reproduces them):
-//! - up to 64 KiB, by a reader, in one `pread`, closed at once: the hashing thread gets its
-//!   bytes; larger files are opened by a reader, and those under 4 MiB asked of the device
+//! - up to 64 KiB, by a reader, in one read from the page cache (`preadv2`, `RWF_NOWAIT`),
+//!   or, for a file not there, a second once its batch's reads are all asked for; closed at
+//!   once: the hashing thread gets its bytes; larger files are opened by a reader, and those under 4 MiB asked of the device
 //!   at once (`POSIX_FADV_WILLNEED`); a mapped one is left to the kernel's readahead (asking
 //!   ahead there measured slower on a cold disk);
 //! - under 4 MiB, `read(2)` into a 64 KiB per-thread buffer; a file that fits is read in one

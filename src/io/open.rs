@@ -6,8 +6,9 @@
 //! hashing threads hash what is already in memory. In the page cache the same calls cost what
 //! they cost the hashing threads before: they only moved.
 //!
-//! - A regular file of up to [`READ_WHOLE`] bytes is read whole here, in one `pread`, and
-//!   closed: the hashing threads get its bytes.
+//! - A regular file of up to [`READ_WHOLE`] bytes is read whole here and closed: the hashing
+//!   threads get its bytes. A batch's are read together ([`open_ahead`]'s passes): the
+//!   device gets all their requests before the reader waits for the first.
 //! - A larger one stays open; one under the mapping threshold is asked of the device at once
 //!   (`POSIX_FADV_WILLNEED`, which returns before it arrives): it is in flight while the
 //!   hashing threads finish what they hold. A mapped one is left to the kernel's readahead.
@@ -26,8 +27,8 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
-/// Files up to this size are read whole by the reader: one `pread`, as the lanes read a file of
-/// up to one window.
+/// Files up to this size are read whole by the reader, in one read where the page cache has
+/// them, as the lanes read a file of up to one window.
 pub(crate) const READ_WHOLE: u64 = crate::kernels::engine::PULL_WINDOW as u64;
 
 /// A file as the reader left it for the hashing threads.
@@ -76,6 +77,14 @@ impl Ahead {
 }
 
 /// Opens a batch's files, within the descriptor budget, reading the small ones whole.
+///
+/// In three passes over the batch, so that a cold disk gets the batch's reads together: every
+/// file opened; every small one read from the page cache, or its read started there
+/// ([`Whole::read_cached`]); then those that were not in memory read, waiting. One reader then
+/// waits once for a batch's reads, not once for each of its files: on a cold tree of 20,000
+/// files of 4 KiB that made the run 1.5x faster (AMD EPYC, 2 cores, virtio disk), where the
+/// device had been kept waiting on the readers' system time. In the page cache it costs
+/// nothing: the first pass's read is the only one, as before.
 pub(crate) fn open_ahead(inputs: &[&Input], mmap: MmapChoice) -> Ahead {
     if super::cache::active().is_some() {
         return Ahead::nothing(inputs.len());
@@ -85,12 +94,19 @@ pub(crate) fn open_ahead(inputs: &[&Input], mmap: MmapChoice) -> Ahead {
         .filter(|input| matches!(input, Input::Path(_)))
         .count();
     let mut permits = Permits::take(paths);
-    let files = inputs
+    let mut opening: Vec<Option<io::Result<Opening>>> = inputs
         .iter()
         .map(|input| match input {
             Input::Stdin => None,
-            Input::Path(path) => Some(open_one(path, mmap, &mut permits)),
+            Input::Path(path) => Some(open_one(path, mmap)),
         })
+        .collect();
+    for file in opening.iter_mut().flatten().flatten() {
+        file.read_from_cache();
+    }
+    let files = opening
+        .into_iter()
+        .map(|file| file.map(|file| file.map(|file| file.finish(&mut permits))))
         .collect();
     Ahead {
         files,
@@ -98,50 +114,133 @@ pub(crate) fn open_ahead(inputs: &[&Input], mmap: MmapChoice) -> Ahead {
     }
 }
 
-/// Opens one file and reads it whole when it is small. Only a failed open is an `Err`: what
-/// fails after it is left to the hashing thread, which meets it again as a read failure, so a
-/// check can tell a file that did not open from one that could not be read (xxhsum stops at
-/// the second).
-fn open_one(path: &Path, mmap: MmapChoice, permits: &mut Permits) -> io::Result<Opened> {
+/// A file the reader has opened, on its way to being an [`Opened`].
+struct Opening {
+    file: File,
+    /// The file's state when opened, and its bytes when it is to be read whole.
+    small: Option<(Metadata, Whole)>,
+}
+
+/// Opens one file and asks the device for what the hashing thread will read. Only a failed
+/// open is an `Err`: what fails after it is left to the hashing thread, which meets it again as
+/// a read failure, so a check can tell a file that did not open from one that could not be
+/// read (xxhsum stops at the second).
+fn open_one(path: &Path, mmap: MmapChoice) -> io::Result<Opening> {
     let file = long_paths::open_file(path)?;
-    let Ok(before) = file.metadata() else {
-        return Ok(Opened::Open(file));
+    let mut opening = Opening { file, small: None };
+    let Ok(before) = opening.file.metadata() else {
+        return Ok(opening);
     };
     let len = before.len();
     if !before.is_file() || len == 0 {
-        return Ok(Opened::Open(file));
+        return Ok(opening);
     }
     // `--mmap` maps every file: none is read here.
     if len <= READ_WHOLE && mmap != MmapChoice::Always {
-        if let Ok(Some(bytes)) = read_whole(&file, len) {
-            drop(file);
-            // Closed: its descriptor is free for the next file.
-            drop(permits.one());
-            return Ok(Opened::Read { bytes, before });
-        }
-        return Ok(Opened::Open(file));
+        opening.small = Some((before, Whole::new(len)));
+    } else if len < MAP_THRESHOLD {
+        // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
+        // asking for it here as well measured slower on a cold disk (its requests cut across
+        // the readahead's larger ones).
+        ask_ahead(&opening.file, 0, len);
     }
-    // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
-    // asking for it here as well measured slower on a cold disk (its requests cut across
-    // the readahead's larger ones).
-    if len < MAP_THRESHOLD {
-        ask_ahead(&file, 0, len);
-    }
-    Ok(Opened::Open(file))
+    Ok(opening)
 }
 
-/// A file's bytes in one `pread` from its start; None when that gave fewer than its size said
-/// (a file that shrank, one in `/sys`): the hashing thread reads it the long way. The file's
-/// offset stays at its start either way.
-fn read_whole(file: &File, len: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut bytes = vec![0; len as usize];
-    let read = loop {
-        match file.read_at(&mut bytes, 0) {
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            result => break result?,
+impl Opening {
+    /// A small file's bytes, as far as the page cache has them; the device is asked for the
+    /// rest without waiting.
+    fn read_from_cache(&mut self) {
+        if let Some((_, whole)) = &mut self.small {
+            whole.read_cached(&self.file);
         }
-    };
-    Ok((read == bytes.len()).then_some(bytes))
+    }
+
+    /// The file as the hashing threads get it: a small one read whole (waiting for the device
+    /// now if it must) and closed, its descriptor given back to the budget.
+    fn finish(self, permits: &mut Permits) -> Opened {
+        let Some((before, whole)) = self.small else {
+            return Opened::Open(self.file);
+        };
+        match whole.rest(&self.file) {
+            Ok(Some(bytes)) => {
+                drop(self.file);
+                // Closed: its descriptor is free for the next file.
+                drop(permits.one());
+                Opened::Read { bytes, before }
+            }
+            _ => Opened::Open(self.file),
+        }
+    }
+}
+
+/// A small file being read whole: its bytes and how many have arrived.
+struct Whole {
+    bytes: Vec<u8>,
+    got: usize,
+}
+
+impl Whole {
+    fn new(len: u64) -> Whole {
+        Whole {
+            bytes: vec![0; len as usize],
+            got: 0,
+        }
+    }
+
+    /// What the page cache holds of the file, read without waiting for the device
+    /// (`preadv2` with `RWF_NOWAIT`). Where the file is not in memory that call starts the
+    /// device's read (the kernel's readahead) and returns: it arrives while the reader opens
+    /// and asks for the batch's other files. A file system that cannot read without waiting
+    /// (`EOPNOTSUPP`) is asked with `POSIX_FADV_WILLNEED` instead.
+    fn read_cached(&mut self, file: &File) {
+        while self.got < self.bytes.len() {
+            let rest = &mut self.bytes[self.got..];
+            let iov = libc::iovec {
+                iov_base: rest.as_mut_ptr().cast(),
+                iov_len: rest.len(),
+            };
+            // SAFETY: the iovec points into `rest`, which outlives the call; the descriptor is
+            // open; the kernel writes at most `iov_len` bytes there.
+            let read = unsafe {
+                libc::preadv2(
+                    file.as_raw_fd(),
+                    &iov,
+                    1,
+                    self.got as libc::off_t,
+                    libc::RWF_NOWAIT,
+                )
+            };
+            match read {
+                0 => return,
+                read if read > 0 => self.got += read as usize,
+                _ => match io::Error::last_os_error().raw_os_error() {
+                    Some(libc::EINTR) => {}
+                    Some(libc::EOPNOTSUPP) => {
+                        let left = (self.bytes.len() - self.got) as u64;
+                        return ask_ahead(file, self.got as u64, left);
+                    }
+                    // EAGAIN: on its way from the device. Anything else: met again below.
+                    _ => return,
+                },
+            }
+        }
+    }
+
+    /// The rest of the file, waiting for it; None when the file gave fewer bytes than its size
+    /// said (a file that shrank, one in `/sys`): the hashing thread reads it the long way. The
+    /// file's offset stays at its start either way.
+    fn rest(mut self, file: &File) -> io::Result<Option<Vec<u8>>> {
+        while self.got < self.bytes.len() {
+            match file.read_at(&mut self.bytes[self.got..], self.got as u64) {
+                Ok(0) => return Ok(None),
+                Ok(read) => self.got += read,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(Some(self.bytes))
+    }
 }
 
 /// Asks the device for `len` bytes of `file` from `at` now, without waiting for them
@@ -217,5 +316,110 @@ mod tests {
         let input = Input::Path(small.path().to_path_buf());
         let mut ahead = open_ahead(&[&input], MmapChoice::Always);
         assert!(matches!(ahead.take(0), Some(Ok(Opened::Open(_)))));
+    }
+
+    /// Whether any page of `file` is in the page cache (`mincore` over a mapping of it).
+    fn resident(file: &File, len: usize) -> bool {
+        // SAFETY: a private read-only mapping of an open file, unmapped before returning;
+        // mincore writes one byte per page into `pages`, which has room for every page.
+        unsafe {
+            let map = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            );
+            assert_ne!(map, libc::MAP_FAILED);
+            let mut pages = vec![0u8; len.div_ceil(4096)];
+            assert_eq!(libc::mincore(map, len, pages.as_mut_ptr()), 0);
+            libc::munmap(map, len);
+            pages.iter().any(|page| page & 1 != 0)
+        }
+    }
+
+    /// Files of a batch that are not in the page cache (put out of it with
+    /// `POSIX_FADV_DONTNEED`, on the repository's own file system: tmpfs keeps its pages)
+    /// come back whole and right, through the pass that waits for the device.
+    #[test]
+    fn files_out_of_the_page_cache_are_read_whole() {
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let contents: Vec<Vec<u8>> = (0..8)
+            .map(|n| (0..1000 + n * 4000).map(|i| (i * 31 + n) as u8).collect())
+            .collect();
+        let mut paths = Vec::new();
+        for (n, bytes) in contents.iter().enumerate() {
+            let path = dir.path().join(format!("f{n}"));
+            let mut file = File::create(&path).unwrap();
+            file.write_all(bytes).unwrap();
+            file.sync_all().unwrap();
+            // SAFETY: advice on our own open descriptor.
+            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+            paths.push(path);
+        }
+        let evicted = paths
+            .iter()
+            .zip(&contents)
+            .all(|(path, bytes)| !resident(&File::open(path).unwrap(), bytes.len()));
+        if !evicted {
+            eprintln!("skipped: this file system kept the files in the page cache");
+            return;
+        }
+        let inputs: Vec<Input> = paths.iter().cloned().map(Input::Path).collect();
+        let refs: Vec<&Input> = inputs.iter().collect();
+        let mut ahead = open_ahead(&refs, MmapChoice::Auto);
+        for (n, bytes) in contents.iter().enumerate() {
+            match ahead.take(n) {
+                Some(Ok(Opened::Read {
+                    bytes: read,
+                    before,
+                })) => {
+                    assert_eq!(&read, bytes, "file {n}");
+                    assert_eq!(before.len(), bytes.len() as u64);
+                }
+                other => panic!("file {n}: {other:?}"),
+            }
+        }
+    }
+
+    /// A file read in pieces: what the page cache gave first, the rest waited for, and a file
+    /// that turned out shorter than its size said is left to the hashing thread.
+    #[test]
+    fn a_whole_file_is_put_together_from_its_pieces() {
+        let mut file = tempfile::tempfile_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 253) as u8).collect();
+        file.write_all(&bytes).unwrap();
+        let mut whole = Whole::new(10_000);
+        whole.bytes[..3].copy_from_slice(&bytes[..3]);
+        whole.got = 3;
+        assert_eq!(whole.rest(&file).unwrap().unwrap(), bytes);
+        let mut longer = Whole::new(10_001);
+        longer.read_cached(&file);
+        if reads_without_waiting(&file) {
+            assert_eq!(
+                longer.got, 10_000,
+                "everything the file has, from the page cache"
+            );
+        } else {
+            eprintln!("skipped: this file system refuses RWF_NOWAIT; the rest is read below");
+            assert_eq!(longer.got, 0);
+        }
+        assert!(
+            longer.rest(&file).unwrap().is_none(),
+            "one byte short: read the long way"
+        );
+    }
+
+    /// Whether `file`'s file system reads with `RWF_NOWAIT` (not `EOPNOTSUPP`).
+    fn reads_without_waiting(file: &File) -> bool {
+        let mut byte = 0u8;
+        let iov = libc::iovec {
+            iov_base: (&mut byte as *mut u8).cast(),
+            iov_len: 1,
+        };
+        // SAFETY: the iovec points at one byte that outlives the call.
+        let read = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) };
+        read >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
     }
 }
