@@ -138,7 +138,7 @@ fn open_one(path: &Path, mmap: MmapChoice) -> io::Result<Opening> {
     // `--mmap` maps every file: none is read here.
     if len <= READ_WHOLE && mmap != MmapChoice::Always {
         opening.small = Some((before, Whole::new(len)));
-    } else if len < MAP_THRESHOLD {
+    } else if len < MAP_THRESHOLD && !end_is_cached(&opening.file, len) {
         // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
         // asking for it here as well measured slower on a cold disk (its requests cut across
         // the readahead's larger ones).
@@ -174,6 +174,33 @@ impl Opening {
     }
 }
 
+/// Whether the last byte of a file of `len` bytes is in the page cache, read without waiting
+/// for the device: then the file was read or written a moment ago, and asking the device for
+/// it would only walk its cached pages (2,000 files of 256 KiB in the page cache: 6% less
+/// system time without). Where it is not, that read has started the device's read of the
+/// file's end, and the caller asks for the rest. False where the file system cannot read
+/// without waiting.
+fn end_is_cached(file: &File, len: u64) -> bool {
+    let mut byte = 0u8;
+    read_without_waiting(file, std::slice::from_mut(&mut byte), len - 1).is_ok_and(|n| n == 1)
+}
+
+/// One `preadv2` with `RWF_NOWAIT` into `buffer` from `at`: what the page cache holds there,
+/// or `EAGAIN` once the device's read of it has started (the kernel's readahead, which
+/// returns without waiting for it), or `EOPNOTSUPP` where the file system cannot.
+fn read_without_waiting(file: &File, buffer: &mut [u8], at: u64) -> io::Result<usize> {
+    let iov = libc::iovec {
+        iov_base: buffer.as_mut_ptr().cast(),
+        iov_len: buffer.len(),
+    };
+    let offset =
+        libc::off_t::try_from(at).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: the iovec points into `buffer`, which outlives the call; the descriptor is open;
+    // the kernel writes at most `iov_len` bytes there.
+    let read = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, offset, libc::RWF_NOWAIT) };
+    usize::try_from(read).map_err(|_| io::Error::last_os_error())
+}
+
 /// A small file being read whole: its bytes and how many have arrived.
 struct Whole {
     bytes: Vec<u8>,
@@ -195,26 +222,10 @@ impl Whole {
     /// (`EOPNOTSUPP`) is asked with `POSIX_FADV_WILLNEED` instead.
     fn read_cached(&mut self, file: &File) {
         while self.got < self.bytes.len() {
-            let rest = &mut self.bytes[self.got..];
-            let iov = libc::iovec {
-                iov_base: rest.as_mut_ptr().cast(),
-                iov_len: rest.len(),
-            };
-            // SAFETY: the iovec points into `rest`, which outlives the call; the descriptor is
-            // open; the kernel writes at most `iov_len` bytes there.
-            let read = unsafe {
-                libc::preadv2(
-                    file.as_raw_fd(),
-                    &iov,
-                    1,
-                    self.got as libc::off_t,
-                    libc::RWF_NOWAIT,
-                )
-            };
-            match read {
-                0 => return,
-                read if read > 0 => self.got += read as usize,
-                _ => match io::Error::last_os_error().raw_os_error() {
+            match read_without_waiting(file, &mut self.bytes[self.got..], self.got as u64) {
+                Ok(0) => return,
+                Ok(read) => self.got += read,
+                Err(error) => match error.raw_os_error() {
                     Some(libc::EINTR) => {}
                     Some(libc::EOPNOTSUPP) => {
                         let left = (self.bytes.len() - self.got) as u64;
@@ -383,6 +394,31 @@ mod tests {
         }
     }
 
+    /// A larger file is asked of the device only when it is not in the page cache: its last
+    /// byte tells.
+    #[test]
+    fn only_a_file_out_of_the_page_cache_is_asked_for() {
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let path = dir.path().join("f");
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut file = File::create(&path).unwrap();
+        file.write_all(&bytes).unwrap();
+        file.sync_all().unwrap();
+        let file = File::open(&path).unwrap();
+        if !reads_without_waiting(&file) {
+            eprintln!("skipped: this file system refuses RWF_NOWAIT");
+            return;
+        }
+        assert!(end_is_cached(&file, 100_000), "written a moment ago");
+        // SAFETY: advice on our own open descriptor.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if resident(&file, 100_000) {
+            eprintln!("skipped: this file system kept the file in the page cache");
+            return;
+        }
+        assert!(!end_is_cached(&file, 100_000), "put out of the page cache");
+    }
+
     /// A file read in pieces: what the page cache gave first, the rest waited for, and a file
     /// that turned out shorter than its size said is left to the hashing thread.
     #[test]
@@ -413,13 +449,7 @@ mod tests {
 
     /// Whether `file`'s file system reads with `RWF_NOWAIT` (not `EOPNOTSUPP`).
     fn reads_without_waiting(file: &File) -> bool {
-        let mut byte = 0u8;
-        let iov = libc::iovec {
-            iov_base: (&mut byte as *mut u8).cast(),
-            iov_len: 1,
-        };
-        // SAFETY: the iovec points at one byte that outlives the call.
-        let read = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) };
-        read >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
+        let result = read_without_waiting(file, &mut [0u8], 0);
+        !matches!(result, Err(error) if error.raw_os_error() == Some(libc::EOPNOTSUPP))
     }
 }
