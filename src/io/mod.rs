@@ -11,7 +11,7 @@
 //! - up to 64 KiB, by a reader, in one read from the page cache (`preadv2`, `RWF_NOWAIT`),
 //!   or, for a file not there, a second once its batch's reads are all asked for; closed at
 //!   once: the hashing thread gets its bytes; larger files are opened by a reader, and those under 4 MiB asked of the device
-//!   at once (`POSIX_FADV_WILLNEED`); a mapped one is left to the kernel's readahead (asking
+//!   at once (`POSIX_FADV_WILLNEED`) unless their last byte is in the page cache; a mapped one is left to the kernel's readahead (asking
 //!   ahead there measured slower on a cold disk);
 //! - under 4 MiB, `read(2)` into a 64 KiB per-thread buffer; a file that fits is read in one
 //!   call and hashed from the buffer (four system calls a file in all); where an engine has
