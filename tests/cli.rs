@@ -293,6 +293,27 @@ fn help_and_version_are_written_to_standard_output() {
     }
 }
 
+/// `--version` and `-V` name the CPU and the features the kernels can use, read only when
+/// asked for.
+#[test]
+fn version_names_the_cpu_and_its_features() {
+    let dir = tempfile::tempdir().unwrap();
+    for arg in ["-V", "--version"] {
+        let output = fasthash(dir.path()).arg(arg).output();
+        let lines: Vec<String> = text(&output.stdout).lines().map(String::from).collect();
+        assert_eq!(
+            lines[0],
+            format!("fasthash {}", env!("CARGO_PKG_VERSION")),
+            "{arg}"
+        );
+        assert!(
+            lines[1].starts_with("CPU: ") && lines[1].len() > 5,
+            "{arg}: {lines:?}"
+        );
+        assert!(lines[2].starts_with("CPU features:"), "{arg}: {lines:?}");
+    }
+}
+
 /// The voice is fasthash's only: b3sum keeps clap's own words, coreutils' names glibc's.
 #[test]
 fn drop_in_names_keep_their_own_usage_errors() {
