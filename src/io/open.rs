@@ -243,15 +243,11 @@ impl Whole {
     /// said (a file that shrank, one in `/sys`): the hashing thread reads it the long way. The
     /// file's offset stays at its start either way.
     fn rest(mut self, file: &File) -> io::Result<Option<Vec<u8>>> {
-        while self.got < self.bytes.len() {
-            match file.read_at(&mut self.bytes[self.got..], self.got as u64) {
-                Ok(0) => return Ok(None),
-                Ok(read) => self.got += read,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
+        match file.read_exact_at(&mut self.bytes[self.got..], self.got as u64) {
+            Ok(()) => Ok(Some(self.bytes)),
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(error) => Err(error),
         }
-        Ok(Some(self.bytes))
     }
 }
 
