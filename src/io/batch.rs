@@ -45,7 +45,7 @@ pub(crate) fn hash_inputs(
         states,
         opened,
         mut alone,
-    } = open_batch(inputs, &mut ahead, &algorithm);
+    } = open_batch(inputs, &mut ahead, &algorithm, engine.lanes.is_some());
     let small_lengths: Vec<usize> = opened
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
@@ -158,7 +158,7 @@ pub(crate) struct Batch<O> {
     /// With `--cache`: each opened file's state before it is read, to remember it by.
     pub states: Vec<Option<Metadata>>,
     /// Each opened file: its place, where it is read from, and its state when small enough to
-    /// be read whole or by the lanes ([`small_size`]).
+    /// be read whole or by the lanes ([`small_size`]; None as well when not asked for).
     pub opened: Vec<(usize, Source, Option<Metadata>)>,
     /// Inputs to be hashed the usual way ([`hash_each`]), with their file when it is open:
     /// at first those that are not paths (nothing opened).
@@ -166,11 +166,14 @@ pub(crate) struct Batch<O> {
 }
 
 /// Every path of a batch taken from `--cache`, from what the open stage did (`ahead`), or
-/// opened once here.
+/// opened once here. `small_wanted`: whether the caller does anything with a small file's
+/// state ([`small_size`]); without lanes to take them it would be one `fstat` a file for
+/// nothing (2,000 files of 256 KiB: one in four of the run's `statx` calls).
 pub(crate) fn open_batch<H: Hashing>(
     inputs: &[&Input],
     ahead: &mut Ahead,
     hashing: &H,
+    small_wanted: bool,
 ) -> Batch<H::Output> {
     let cache = super::cache::active();
     let mut batch = Batch {
@@ -188,14 +191,15 @@ pub(crate) fn open_batch<H: Hashing>(
             batch.results[index] = Some(Ok(output));
             continue;
         }
+        let with_small = |file: File| match small_wanted {
+            true => small_size(&file).map(|small| (Source::File(file), small)),
+            false => Ok((Source::File(file), None)),
+        };
         let opened = match ahead.take(index) {
             Some(Ok(Opened::Read { bytes, before })) => Ok((Source::Bytes(bytes), Some(before))),
-            Some(Ok(Opened::Open(file))) => {
-                small_size(&file).map(|small| (Source::File(file), small))
-            }
+            Some(Ok(Opened::Open(file))) => with_small(file),
             Some(Err(error)) => Err(error),
-            None => super::long_paths::open_file(path)
-                .and_then(|file| small_size(&file).map(|small| (Source::File(file), small))),
+            None => super::long_paths::open_file(path).and_then(with_small),
         };
         match opened {
             Ok((source, small)) => {

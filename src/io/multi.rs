@@ -156,7 +156,7 @@ pub(crate) fn hash_inputs(
         mut states,
         opened,
         mut alone,
-    } = open_batch(inputs, &mut ahead, several);
+    } = open_batch(inputs, &mut ahead, several, true);
     // Small files read whole: their place and their bytes.
     let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
