@@ -1,7 +1,8 @@
 //! The pipeline every run that reads files goes through: readers open and read ahead, a
 //! pool of hashing threads hashes, and the results are delivered in input order.
 //!
-//! Readers (`--readers`, 32 by default) take the next item from a (possibly lazy) iterator, so
+//! Readers (`--readers`, up to 32 by default, started one more at a time while the hashing
+//! threads have nothing waiting for them) take the next item from a (possibly lazy) iterator, so
 //! a directory walk feeds them as it goes, and do its reading ([`super::open`]): on a cold disk
 //! or a network file system each waits on the device while the others' requests are in
 //! flight. They hand the item to rayon's pool (`-j`, one thread per core), which hashes;
@@ -68,6 +69,9 @@ pub fn for_each_ordered<I, P, T, R, W, D>(
         source: Mutex::new(items.enumerate()),
         readers: fitting.max(1),
         started: AtomicUsize::new(1),
+        hashers: rayon::current_num_threads(),
+        waiting: AtomicUsize::new(0),
+        hashing: AtomicUsize::new(0),
         ahead: Slots::new(stages.readers.max(1) + 2 * stages.threads.max(1)),
         read,
         work,
@@ -138,9 +142,16 @@ struct Pipeline<S, R, W, Rd> {
     /// The items, numbered; the walk behind them runs under this lock.
     source: Mutex<S>,
     readers: usize,
-    /// Readers started so far: each starts the next as it takes its first item, so a run of
-    /// one file starts two threads, not `readers`.
+    /// Readers started so far: a reader starts the next as it takes an item while the pool
+    /// has nothing waiting ([`Pipeline::hashing_starved`]), so a run of one file starts two
+    /// threads, not `readers`, and nor does one the hashing threads cannot keep up with.
     started: AtomicUsize,
+    /// The pool's threads.
+    hashers: usize,
+    /// Items handed to the pool and not yet begun.
+    waiting: AtomicUsize,
+    /// Items being hashed.
+    hashing: AtomicUsize,
     /// Items taken and not yet hashed: bounds the files held open and the bytes held read.
     ahead: Slots,
     read: R,
@@ -181,7 +192,8 @@ where
                 self.ahead.give_back();
                 return;
             };
-            if self.started.load(Ordering::Relaxed) < self.readers
+            if self.hashing_starved()
+                && self.started.load(Ordering::Relaxed) < self.readers
                 && self.started.fetch_add(1, Ordering::Relaxed) < self.readers
                 && !self.spawn_reader(threads, hashing)
             {
@@ -189,8 +201,23 @@ where
                 self.started.store(self.readers, Ordering::Relaxed);
             }
             let read = (self.read)(&item);
-            hashing.spawn_fifo(move |_| self.hash(index, item, read));
+            self.waiting.fetch_add(1, Ordering::Relaxed);
+            hashing.spawn_fifo(move |_| {
+                self.hashing.fetch_add(1, Ordering::Relaxed);
+                self.waiting.fetch_sub(1, Ordering::Relaxed);
+                self.hash(index, item, read);
+                self.hashing.fetch_sub(1, Ordering::Relaxed);
+            });
         }
+    }
+
+    /// Whether a hashing thread has nothing to do: the readers are what the run waits on (a
+    /// cold disk, a slow file system), and one more would help. In the page cache they stay
+    /// ahead: 2,000 files of 256 KiB (XXH3, 2 cores) start 6 readers where they started all
+    /// 32, and the run took 135 ms of CPU against 160, with 143 context switches against 309.
+    fn hashing_starved(&self) -> bool {
+        self.waiting.load(Ordering::Relaxed) == 0
+            && self.hashing.load(Ordering::Relaxed) < self.hashers
     }
 
     /// Starts one more reader; false when the system gives no thread.
@@ -320,6 +347,58 @@ pub fn default_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+    use std::time::Duration;
+
+    /// How many readers took part in a run of `items` items, each read for `read_for` and
+    /// hashed for `hash_for`, on a pool of two threads of its own (tests run side by side, and
+    /// the global pool is theirs too); and the results as delivered.
+    fn readers_used(items: usize, read_for: Duration, hash_for: Duration) -> (usize, Vec<usize>) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let readers = Mutex::new(HashSet::new());
+        let mut delivered = Vec::new();
+        let stages = Stages {
+            threads: 2,
+            readers: 32,
+        };
+        pool.install(|| {
+            for_each_ordered(
+                0..items,
+                stages,
+                |_| {
+                    lock(&readers).insert(std::thread::current().id());
+                    std::thread::sleep(read_for);
+                },
+                |&item, ()| {
+                    std::thread::sleep(hash_for);
+                    item
+                },
+                |_, _, result| {
+                    delivered.push(result);
+                    ControlFlow::Continue(())
+                },
+            )
+        });
+        let readers = readers.into_inner().unwrap().len();
+        (readers, delivered)
+    }
+
+    #[test]
+    fn readers_are_added_while_the_hashing_threads_wait_for_them() {
+        let (readers, delivered) = readers_used(300, Duration::from_millis(2), Duration::ZERO);
+        assert!(readers > 8, "{readers} readers");
+        assert_eq!(delivered, (0..300).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn readers_ahead_of_the_hashing_threads_are_not_added_to() {
+        let (readers, delivered) = readers_used(300, Duration::ZERO, Duration::from_millis(1));
+        assert!(readers <= 8, "{readers} readers");
+        assert_eq!(delivered, (0..300).collect::<Vec<_>>());
+    }
 
     /// The global pool starts at its first use, as any pool rayon sizes itself: one built
     /// the same way has `-j` threads.
