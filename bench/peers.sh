@@ -116,7 +116,7 @@ group() {
   fi
   echo "== $name" >&2
   printf '%s\t%s\t%s\n' "$name" "$bytes" "$files" > "$json/$name.meta"
-  hyperfine --style basic --warmup 1 --runs "$runs" --shell=sh \
+  hyperfine --style basic --warmup 1 --runs "${group_runs:-$runs}" --shell=sh \
     --export-json "$json/$name.json" "$@" >&2
 }
 
@@ -212,6 +212,14 @@ group "tree4k-blake3" "$tree4k_bytes" "$n4k" -- "$fasthash -r -a blake3 $tree4k"
   "xargs -a $list4k -n 100000 b3sum"
 group "tree4k-xxh3" "$tree4k_bytes" "$n4k" -- "$fasthash -r -a xxh3 $tree4k" \
   "xargs -a $list4k -n 100000 xxhsum -H3"
+
+# One small file: what a run costs besides hashing (starting the process and its threads),
+# paid once per file by anyone who runs it once per file. Milliseconds, so more runs.
+small="$data/small.txt"
+printf 'fasthash\n' > "$small"
+group_runs=$((runs * 40)) group "small-file" 9 1 -- "$fasthash -a sha256 $small" \
+  "sha256sum $small" "$fasthash -a xxh3 $small" "xxhsum -H3 $small" \
+  "$fasthash -a blake3 $small" "b3sum $small"
 
 # Verification against hashing the same files (and coreutils verifying them).
 sums256="$data/sums-256k"
