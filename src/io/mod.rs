@@ -274,7 +274,9 @@ fn start_signal_waiter() -> bool {
 /// Ends the process for `signal`: the progress bar erased, a write of whole lines under way
 /// finished, then `_exit`.
 fn exit_on_signal(signal: i32) -> ! {
-    progress::erase_before_exit();
+    // Nothing may stop the exit: a panic unwinding out of the signals' thread, a bare one,
+    // would abort the process (killed by SIGABRT instead of exiting).
+    let _ = std::panic::catch_unwind(progress::erase_before_exit);
     let _no_write_under_way = WHOLE_LINES_WRITE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
