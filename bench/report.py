@@ -73,7 +73,7 @@ def load(json_dir):
             for r in results
         ]
         groups.append({"name": group, "bytes": int(size), "files": int(files), "rows": rows})
-    order = {"big": 0, "mid": 1, "tree256k": 2, "tree4k": 3, "check256k": 4, "limit": 5}
+    order = {"big": 0, "mid": 1, "tree256k": 2, "tree4k": 3, "check256k": 4, "small": 5, "limit": 6}
     groups.sort(key=lambda g: (order.get(g["name"].split("-")[0], 9), g["name"]))
     return groups
 
@@ -120,6 +120,8 @@ def describe(group):
         size = f"{group['files']:,} files of 4 KiB"
     if kind in ("big", "mid") and group["bytes"] != {"big": 1 << 30, "mid": 64 << 20}[kind]:
         size = f"{group['bytes'] / 2**20:.0f} MiB file"
+    if kind == "small":
+        return f"one file of {group['bytes']} bytes: what a run costs besides hashing (start-up)"
     if kind == "limit":
         return "page-cache read of the big file"
     if kind == "check256k":
@@ -236,6 +238,8 @@ def write_markdown(groups, json_dir, out_dir, quick):
 
 
 def rate(group, row):
+    if group["name"].startswith("small"):
+        return "—"
     text = f"{gbps(group['bytes'], row['median']):.2f} GB/s"
     if group["name"].startswith("tree4k"):
         text += f", {group['files'] / row['median'] / 1000:.0f}k files/s"
@@ -259,7 +263,7 @@ def share(group, row, limits, sha_limits):
 def write_svg(groups, out_dir):
     rows = []
     for group in groups:
-        if group["name"].startswith("limit") or group["name"].startswith("mid"):
+        if group["name"].startswith(("limit", "mid", "small")):
             continue
         for index, row in enumerate(group["rows"]):
             rows.append((describe(group) if index == 0 else "", row["label"],
