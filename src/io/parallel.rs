@@ -216,8 +216,11 @@ where
     /// ahead: 2,000 files of 256 KiB (XXH3, 2 cores) start 6 readers where they started all
     /// 32, and the run took 135 ms of CPU against 160, with 143 context switches against 309.
     fn hashing_starved(&self) -> bool {
-        self.waiting.load(Ordering::Relaxed) == 0
-            && self.hashing.load(Ordering::Relaxed) < self.hashers
+        hashing_starved(
+            self.waiting.load(Ordering::Relaxed),
+            self.hashing.load(Ordering::Relaxed),
+            self.hashers,
+        )
     }
 
     /// Starts one more reader; false when the system gives no thread.
@@ -253,6 +256,12 @@ where
         reorder.pending.insert(index, (item, result));
         reorder.deliver_ready(&self.cancelled);
     }
+}
+
+/// [`Pipeline::hashing_starved`] from its counts: nothing `waiting` for the pool, and fewer
+/// items `hashing` than it has threads (`hashers`).
+fn hashing_starved(waiting: usize, hashing: usize, hashers: usize) -> bool {
+    waiting == 0 && hashing < hashers
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -391,6 +400,16 @@ mod tests {
         let (readers, delivered) = readers_used(300, Duration::from_millis(2), Duration::ZERO);
         assert!(readers > 8, "{readers} readers");
         assert_eq!(delivered, (0..300).collect::<Vec<_>>());
+    }
+
+    /// The rule itself, without threads or timing: an idle hashing thread, and only that.
+    #[test]
+    fn only_an_idle_hashing_thread_with_nothing_waiting_is_starved() {
+        assert!(hashing_starved(0, 0, 2));
+        assert!(hashing_starved(0, 1, 2));
+        assert!(!hashing_starved(0, 2, 2));
+        assert!(!hashing_starved(1, 0, 2));
+        assert!(!hashing_starved(5, 2, 2));
     }
 
     #[test]
