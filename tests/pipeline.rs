@@ -57,6 +57,33 @@ fn every_read_path_gives_the_one_shot_digest() {
     }
 }
 
+/// BLAKE3 splits a large file over the cores a group (128 MiB) at a time, each group released
+/// while the next is hashed: a file of more than two groups, with bytes written across their
+/// edges (the rest a hole, read as zeros), against the blake3 crate over the same bytes.
+#[test]
+fn blake3_of_several_groups_is_the_crates_digest() {
+    use std::os::unix::fs::FileExt;
+    const GROUP: u64 = 128 * 1024 * 1024;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("groups");
+    let file = File::create(&path).unwrap();
+    let len = 2 * GROUP + 1000;
+    file.set_len(len).unwrap();
+    let marks = random_bytes(4096, 13);
+    for at in [0, GROUP - 2048, 2 * GROUP - 2048, len - 4096] {
+        file.write_all_at(&marks, at).unwrap();
+    }
+    let expected = blake3::hash(&fs::read(&path).unwrap());
+    for split_files in [true, false] {
+        let options = ReadOptions {
+            mmap: MmapChoice::Auto,
+            split_files,
+        };
+        let got = hash_file(File::open(&path).unwrap(), Algorithm::Blake3, &options).unwrap();
+        assert_eq!(got.as_bytes(), expected.as_bytes(), "split {split_files}");
+    }
+}
+
 /// A tree with nested directories, hidden files, awkward names and a file large enough to be
 /// mapped and split.
 fn make_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
