@@ -70,57 +70,67 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     let hashed = AtomicUsize::new(0);
     let hashing_thread = std::thread::current();
     std::thread::scope(|scope| {
+        // None: no thread to be had (a limit on threads or address space). The pages then
+        // fault in as they are hashed, and this thread releases each window behind it.
         let helper = std::thread::Builder::new()
             .name("populate".into())
             .stack_size(HELPER_STACK)
             .spawn_scoped(scope, || {
                 populate_ahead(mapping, &populated, &hashed, &hashing_thread)
-            });
-        let Ok(helper) = helper else {
-            // No thread to be had (a limit on threads or address space): the pages fault in
-            // as they are hashed, released behind.
-            for window in windows(bytes.len()) {
-                if mapping.was_truncated() {
-                    break;
-                }
-                count(window.len());
-                consume(&bytes[window.clone()]);
-                mapping.release(window);
-            }
-            return;
-        };
+            })
+            .ok();
         for (index, window) in windows(bytes.len()).enumerate() {
-            let mut spins = 0u32;
-            while populated.load(Ordering::Acquire) <= index
-                && !helper.is_finished()
-                && !mapping.was_truncated()
-            {
-                spins += 1;
-                if spins < 64 {
-                    std::hint::spin_loop();
-                } else {
-                    // Asleep until the helper has populated a window (it unparks this
-                    // thread), or a millisecond has passed (a truncated file, a helper
-                    // gone). Cold, a yielding loop here burned a core on `sched_yield` while
-                    // the device was the limit, and ran slower: XXH3 of a cold 1 GiB file,
-                    // 598 against 481 ms (medians of 9, alternated; user and system time 0.5
-                    // against 0.15 s).
-                    std::thread::park_timeout(std::time::Duration::from_millis(1));
-                }
+            if let Some(helper) = &helper {
+                wait_until_populated(index, &populated, helper, mapping);
             }
             // A file that shrank is reported as changed whatever the rest holds: stop
             // hashing the zeros that stand in for it (minutes of them on a slow kernel).
             if mapping.was_truncated() {
-                hashed.store(window_count, Ordering::Release);
-                helper.thread().unpark();
                 break;
             }
             count(window.len());
-            consume(&bytes[window]);
-            hashed.store(index + 1, Ordering::Release);
+            consume(&bytes[window.clone()]);
+            match &helper {
+                Some(helper) => {
+                    hashed.store(index + 1, Ordering::Release);
+                    helper.thread().unpark();
+                }
+                None => mapping.release(window),
+            }
+        }
+        // Every window counts as hashed (they are, unless the file shrank): the helper
+        // releases what is left and returns.
+        if let Some(helper) = &helper {
+            hashed.store(window_count, Ordering::Release);
             helper.thread().unpark();
         }
     });
+}
+
+/// Waits until the helper has populated window `index`, has stopped, or the file shrank.
+fn wait_until_populated(
+    index: usize,
+    populated: &AtomicUsize,
+    helper: &std::thread::ScopedJoinHandle<'_, ()>,
+    mapping: &Mapping,
+) {
+    let mut spins = 0u32;
+    while populated.load(Ordering::Acquire) <= index
+        && !helper.is_finished()
+        && !mapping.was_truncated()
+    {
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else {
+            // Asleep until the helper has populated a window (it unparks this thread), or a
+            // millisecond has passed (a truncated file, a helper gone). Cold, a yielding loop
+            // here burned a core on `sched_yield` while the device was the limit, and ran
+            // slower: XXH3 of a cold 1 GiB file, 598 against 481 ms (medians of 9,
+            // alternated; user and system time 0.5 against 0.15 s).
+            std::thread::park_timeout(std::time::Duration::from_millis(1));
+        }
+    }
 }
 
 /// The populating helper's stack: it only advises the kernel.
@@ -222,7 +232,11 @@ fn blake3_in_parallel(mapping: &Mapping) -> Digest {
         let behind = hashed.take();
         rayon::join(
             || hasher.update_rayon(&bytes[start..end]),
-            || behind.map(|behind| mapping.release(behind)),
+            || {
+                if let Some(behind) = behind {
+                    mapping.release(behind);
+                }
+            },
         );
         count(end - start);
         hashed = Some(start..end);

@@ -9,7 +9,7 @@
 //! results that finish early wait in a map until their turn comes, so output is the same
 //! whatever the thread counts, and starts as soon as the first input is done. The pool has
 //! exactly the requested size, so `-j 1` also keeps a single file's CRC or BLAKE3 on one
-//! thread; at most `readers + 2 * threads` items are between being taken and being hashed.
+//! thread; at most `readers` + 2 × the pool's threads items are between being taken and being hashed.
 
 use super::descriptors::{resource_limit, Resource};
 use super::Input;
@@ -65,14 +65,16 @@ pub fn for_each_ordered<I, P, T, R, W, D>(
     }
     // Readers that do not fit in a limited address space run as one, on this thread.
     let fitting = readers_that_fit(stages.readers.max(1));
+    // The pool as it is, which `-j` sized unless the caller installed a pool of its own.
+    let hashers = rayon::current_num_threads();
     let pipeline = Pipeline {
         source: Mutex::new(items.enumerate()),
         readers: fitting.max(1),
         started: AtomicUsize::new(1),
-        hashers: rayon::current_num_threads(),
+        hashers,
         waiting: AtomicUsize::new(0),
         hashing: AtomicUsize::new(0),
-        ahead: Slots::new(stages.readers.max(1) + 2 * stages.threads.max(1)),
+        ahead: Slots::new(stages.readers.max(1) + 2 * hashers),
         read,
         work,
         cancelled: AtomicBool::new(false),
@@ -420,11 +422,32 @@ mod tests {
     }
 
     /// The global pool starts at its first use, as any pool rayon sizes itself: one built
-    /// the same way has `-j` threads.
+    /// the same way has `-j` threads. In a process of its own: [`configure_threads`] sets
+    /// the environment, which the other tests of this process read while it runs.
     #[test]
     fn a_pool_rayon_starts_by_itself_has_the_threads_asked_for() {
-        configure_threads(3);
-        let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
-        assert_eq!(pool.current_num_threads(), 3);
+        const CHILD: &str = "FASTHASH_TEST_POOL_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            configure_threads(3);
+            let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
+            assert_eq!(pool.current_num_threads(), 3);
+            return;
+        }
+        let this_test =
+            "io::parallel::tests::a_pool_rayon_starts_by_itself_has_the_threads_asked_for";
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([this_test, "--exact", "--test-threads=1", "--nocapture"])
+            .env(CHILD, "1")
+            .env_remove("RAYON_NUM_THREADS")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&child.stdout);
+        assert!(
+            child.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&child.stderr)
+        );
+        // The child ran the test, not an empty selection (a renamed module would pass).
+        assert!(stdout.contains("1 passed"), "{stdout}");
     }
 }
