@@ -442,7 +442,9 @@ fn names_are_bytes_under_recursion() {
 /// However low the descriptor limit and however many threads, no file is lost: a batch takes
 /// its descriptors from a budget sized to the limit, and an open that finds none free waits
 /// for one. Run in a child whose shell lowered `ulimit -n` (soft and hard) to 64, beside 64
-/// hashing threads that would hold 16 files each for the lanes.
+/// hashing threads that would hold 16 files each for the lanes; and to 4, where one
+/// descriptor beside the standard streams is all the walk and the readers share (a directory
+/// the walk could not open for want of it is walked again once it is free).
 #[test]
 fn a_low_descriptor_limit_loses_no_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -460,7 +462,7 @@ fn a_low_descriptor_limit_loses_no_file() {
             .output();
         assert_eq!(unlimited.status.code(), Some(0));
         assert_eq!(text(&unlimited.stdout).lines().count(), 3000);
-        for limit in ["64", "16"] {
+        for limit in ["64", "16", "4"] {
             let limited = fasthash(dir.path())
                 .shell(&format!("ulimit -n {limit};"), "")
                 .args(["-r", "-j", "64", "-a", algorithm, "tree"])
@@ -481,6 +483,41 @@ fn a_low_descriptor_limit_loses_no_file() {
         assert_eq!(statuses.lines().count(), 3000);
         assert!(statuses.lines().all(|line| line.ends_with(": OK")));
     }
+}
+
+/// A check whose manifest holds the last descriptor (`ulimit -n 4`) can open none of the
+/// files it lists, and none of its own will close: it reports each as `sha256sum -c` does
+/// under the same limit, and ends, where it used to wait on the batch's own descriptors for
+/// ever.
+#[test]
+fn a_check_left_no_descriptor_reports_each_file_as_coreutils_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..40 {
+        write_file(
+            dir.path(),
+            format!("f{index:02}"),
+            pattern(100 * index, 3, index),
+        );
+    }
+    let sums = fasthash(dir.path()).arg("-r").arg(".").output();
+    assert_eq!(sums.status.code(), Some(0));
+    fs::write(dir.path().join("SUMS"), &sums.stdout).unwrap();
+    let theirs = program("sha256sum", dir.path())
+        .shell("ulimit -n 4;", "")
+        .args(["-c", "SUMS"])
+        .output();
+    let ours = fasthash(dir.path())
+        .shell("ulimit -n 4;", "")
+        .args(["-c", "SUMS"])
+        .output();
+    assert_eq!(theirs.status.code(), Some(1));
+    assert_eq!(ours.status.code(), Some(1));
+    assert_eq!(text(&ours.stdout), text(&theirs.stdout));
+    assert_eq!(text(&ours.stdout).lines().count(), 40);
+    assert_eq!(
+        text(&ours.stderr).replace("fasthash:", "sha256sum:"),
+        text(&theirs.stderr)
+    );
 }
 
 /// Files read through a file system that answers each open and read 2 ms late, as a network

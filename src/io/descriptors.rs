@@ -12,9 +12,12 @@
 //!   few files the hashing threads open themselves.
 //! - Should an open still fail with `EMFILE` or `ENFILE` (another program, or the whole
 //!   system, out of descriptors), it waits for one of ours to close and tries again, instead of
-//!   reporting a readable file as unreadable.
+//!   reporting a readable file as unreadable. It waits only while some of ours will close:
+//!   those of batches already opened (being hashed), not those of batches still opening, which
+//!   may be waiting the same way. Where none will, it gives up after a while, as coreutils
+//!   gives up at once, and later opens give up at once until one succeeds.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,6 +43,12 @@ struct Budget {
     released: Condvar,
     /// Threads waiting on `released`: nobody is woken (a system call) when none is.
     waiting: AtomicUsize,
+    /// Descriptors of the budget held by batches still opening their files: a batch takes
+    /// them before its opens, so they are not all open files, and none closes before the
+    /// batch has opened the rest.
+    opening: AtomicUsize,
+    /// An open gave up waiting where none of ours would close, and none has succeeded since.
+    gave_up: AtomicBool,
 }
 
 static BUDGET: OnceLock<Budget> = OnceLock::new();
@@ -55,6 +64,8 @@ fn budget() -> &'static Budget {
             free: Mutex::new(total),
             released: Condvar::new(),
             waiting: AtomicUsize::new(0),
+            opening: AtomicUsize::new(0),
+            gave_up: AtomicBool::new(false),
         }
     })
 }
@@ -87,6 +98,8 @@ pub(crate) fn batch_size(wanted: usize) -> usize {
 #[derive(Debug)]
 pub(crate) struct Permits {
     count: usize,
+    /// Whether the batch holding them is still opening its files ([`Permits::opened`]).
+    opening: bool,
 }
 
 impl Permits {
@@ -105,7 +118,20 @@ impl Permits {
             budget.waiting.fetch_sub(1, Ordering::SeqCst);
         }
         *free -= count;
-        Permits { count }
+        budget.opening.fetch_add(count, Ordering::SeqCst);
+        Permits {
+            count,
+            opening: true,
+        }
+    }
+
+    /// The batch holding these has opened its files: they close as it is hashed, so an open
+    /// that finds no descriptor free may wait for them.
+    pub(crate) fn opened(&mut self) {
+        if std::mem::take(&mut self.opening) {
+            let _free = lock(&budget().free);
+            budget().opening.fetch_sub(self.count, Ordering::SeqCst);
+        }
     }
 
     /// One descriptor of these, to travel with the file that uses it; None when all are
@@ -120,6 +146,7 @@ impl Permits {
 
 impl Drop for Permits {
     fn drop(&mut self) {
+        self.opened();
         give_back(self.count);
     }
 }
@@ -155,8 +182,11 @@ pub(crate) fn is_exhaustion(error: &std::io::Error) -> bool {
 }
 
 /// Runs `open` until it gets a descriptor: on `EMFILE`/`ENFILE` it waits for one of ours to
-/// be released and tries again, for as long as some are held (they will be released), or for
-/// a while when none is.
+/// be released and tries again, for as long as some will be (held by batches already opened),
+/// or for a while when none will. Once such a wait has given up, later opens that find none
+/// give up at once, until one succeeds: a process left no descriptor at all (a manifest
+/// holding the last under `ulimit -n 4`) reports each file as coreutils does, not after a
+/// wait each.
 pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
     let mut waiting_since: Option<Instant> = None;
     loop {
@@ -164,9 +194,12 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
             Err(error) if is_exhaustion(&error) => {
                 let budget = budget();
                 let free = lock(&budget.free);
-                let ours_held = *free < budget.total;
+                // Held by batches already opened, which close them as they are hashed.
+                let closing_later = budget.total - *free > budget.opening.load(Ordering::SeqCst);
                 let started = *waiting_since.get_or_insert_with(Instant::now);
-                if !ours_held && started.elapsed() > PATIENCE_WITHOUT_HOLDERS {
+                let gave_up_before = budget.gave_up.load(Ordering::Relaxed);
+                if gives_up(closing_later, gave_up_before, started.elapsed()) {
+                    budget.gave_up.store(true, Ordering::Relaxed);
                     return Err(error);
                 }
                 // A timeout, not only the signal: a descriptor closed outside the budget (by
@@ -175,9 +208,21 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
                 let _ = budget.released.wait_timeout(free, Duration::from_millis(5));
                 budget.waiting.fetch_sub(1, Ordering::SeqCst);
             }
-            result => return result,
+            result => {
+                if result.is_ok() && budget().gave_up.load(Ordering::Relaxed) {
+                    budget().gave_up.store(false, Ordering::Relaxed);
+                }
+                return result;
+            }
         }
     }
+}
+
+/// [`retrying`]'s rule, from what it knows when an open found no descriptor: whether some of
+/// ours will close (`closing_later`), whether an open gave up since the last that succeeded,
+/// and how long this one has `waited`.
+fn gives_up(closing_later: bool, gave_up_before: bool, waited: Duration) -> bool {
+    !closing_later && (gave_up_before || waited > PATIENCE_WITHOUT_HOLDERS)
 }
 
 /// A limit the process runs under, as `ulimit` sets it.
@@ -254,6 +299,18 @@ mod tests {
         assert!(!is_exhaustion(&std::io::Error::from_raw_os_error(
             libc::ENOENT
         )));
+    }
+
+    #[test]
+    fn an_open_gives_up_only_where_none_of_ours_will_close() {
+        let long = PATIENCE_WITHOUT_HOLDERS * 2;
+        // Descriptors of batches being hashed will close: wait, however long.
+        assert!(!gives_up(true, false, long));
+        assert!(!gives_up(true, true, long));
+        // None will: a while, then not at all once an open has given up.
+        assert!(!gives_up(false, false, Duration::ZERO));
+        assert!(gives_up(false, false, long));
+        assert!(gives_up(false, true, Duration::ZERO));
     }
 
     #[test]

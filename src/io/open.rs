@@ -102,6 +102,7 @@ pub(crate) fn open_ahead(inputs: &[&Input], mmap: MmapChoice) -> Ahead {
             Input::Path(path) => Some(open_one(path, mmap)),
         })
         .collect();
+    permits.opened();
     for file in opening.iter_mut().flatten().flatten() {
         file.read_from_cache();
     }

@@ -355,84 +355,176 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
         Input::Path(path) if options.recursive && is_directory(path) => path.clone(),
         _ => return Box::new(std::iter::once(Task::Hash(input))),
     };
-    let filter = options.filter.clone();
     // The directory named is the start of the filter path: `--exclude src` leaves out all of
     // `-r src`, as it leaves out every listed `src/...` in a check.
     if walk_root.file_name().is_some()
-        && !filter.keeps_walked(&walk_root, &walk_root, Met::Directory)
+        && !options
+            .filter
+            .keeps_walked(&walk_root, &walk_root, Met::Directory)
     {
         return Box::new(std::iter::empty());
     }
-    let root_for_filter = walk_root.clone();
-    let walker = walkdir::WalkDir::new(&walk_root)
-        .follow_links(options.follow_links)
-        .follow_root_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(move |entry| {
-            let file_type = entry.file_type();
-            // With -L, walkdir gives the type of what a link points to.
-            let met = if file_type.is_dir() {
-                Met::Directory
-            } else if file_type.is_symlink() {
-                Met::PassedLink
-            } else {
-                Met::Listed
+    let walk = Walk {
+        entries: Walk::entries(&walk_root, &walk_root, &options),
+        root: walk_root,
+        options,
+    };
+    walk.tasks()
+}
+
+/// walkdir's entries, filtered by `--exclude` and `--include`.
+type Entries = Box<dyn Iterator<Item = walkdir::Result<walkdir::DirEntry>> + Send>;
+
+/// The walk of one directory named under `-r`, or of a directory below it walked again.
+struct Walk {
+    /// The directory named: filter paths start at it.
+    root: PathBuf,
+    options: WalkOptions,
+    entries: Entries,
+}
+
+impl Walk {
+    /// walkdir's walk of `start` (`root` or a directory below it), sorted by name, with the
+    /// filters applied to what it meets (so that it does not enter a directory left out).
+    fn entries(root: &Path, start: &Path, options: &WalkOptions) -> Entries {
+        let filter = options.filter.clone();
+        let root = root.to_path_buf();
+        Box::new(
+            walkdir::WalkDir::new(start)
+                .follow_links(options.follow_links)
+                .follow_root_links(true)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(move |entry| {
+                    let file_type = entry.file_type();
+                    // With -L, walkdir gives the type of what a link points to.
+                    let met = if file_type.is_dir() {
+                        Met::Directory
+                    } else if file_type.is_symlink() {
+                        Met::PassedLink
+                    } else {
+                        Met::Listed
+                    };
+                    entry.depth() == 0 || filter.keeps_walked(&root, entry.path(), met)
+                }),
+        )
+    }
+
+    fn tasks(self) -> Box<dyn Iterator<Item = Task> + Send> {
+        let Walk {
+            root,
+            options,
+            entries,
+        } = self;
+        Box::new(entries.flat_map(move |entry| task_of(entry, &root, &options)))
+    }
+
+    /// A directory below `root` walkdir could not open for want of a descriptor (under a
+    /// low `ulimit -n`, the readers held them all): walked again once one is free, as every
+    /// open of ours waits for one ([`super::descriptors::retrying`]), instead of reported
+    /// unreadable. Waits again, without nesting, while the walk's own open of it still finds
+    /// none. With `-L` the subtree is walked as a too-deep one is (its loop check knows the
+    /// directories above it, which a new walkdir walk would not).
+    fn again(root: &Path, directory: &Path, options: &WalkOptions) -> OneOrMany {
+        let fail = |error| {
+            OneOrMany::One(Some(Task::Fail {
+                name: directory.as_os_str().as_bytes().to_vec(),
+                error,
+            }))
+        };
+        loop {
+            // Waits until the directory opens, or gives up where none of ours will be freed.
+            if let Err(error) = long_paths::open_file(directory) {
+                return fail(error);
+            }
+            if options.follow_links {
+                let tasks =
+                    long_paths::walk(directory, root, &options.filter, options.follow_links);
+                return OneOrMany::Many(Box::new(tasks.into_iter()));
+            }
+            // Its first entry is the directory itself; the next is the result of opening it.
+            let mut entries = Walk::entries(root, directory, options);
+            let itself = entries.next();
+            let opened = entries.next();
+            if let Some(Err(error)) = &opened {
+                if is_out_of_descriptors(error) && error.path() == Some(directory) {
+                    continue;
+                }
+            }
+            let walk = Walk {
+                root: root.to_path_buf(),
+                options: options.clone(),
+                entries: Box::new(itself.into_iter().chain(opened).chain(entries)),
             };
-            entry.depth() == 0 || filter.keeps_walked(&root_for_filter, entry.path(), met)
-        });
-    let filter = options.filter.clone();
-    let follow_links = options.follow_links;
-    Box::new(walker.flat_map(move |entry| -> OneOrMany {
-        match entry {
-            Ok(entry) => {
-                let file_type = entry.file_type();
-                if file_type.is_dir() || file_type.is_symlink() {
-                    // Directories are entered; links met while walking are not followed
-                    // without -L (with -L, walkdir reports what they point to).
-                    return OneOrMany::One(None);
-                }
-                // `filter_entry` above has left out what `--exclude` and `--include` do.
-                let path = entry.into_path();
-                OneOrMany::One(Some(if file_type.is_file() {
-                    Task::Hash(Input::Path(path))
-                } else {
-                    Task::Skip {
-                        name: path.into_os_string().into_vec(),
-                        reason: "not a regular file; skipped",
-                    }
-                }))
-            }
-            Err(error) => {
-                let path = error.path().map(Path::to_path_buf);
-                let too_long = error.io_error().is_some_and(long_paths::is_too_long);
-                if let (Some(path), true) = (&path, too_long) {
-                    // Deeper than one system call reaches: walk it a directory at a time.
-                    return OneOrMany::Many(
-                        long_paths::walk(path, &walk_root, &filter, follow_links).into_iter(),
-                    );
-                }
-                let name = path
-                    .map(|p| p.into_os_string().into_vec())
-                    .unwrap_or_else(|| walk_root.as_os_str().as_bytes().to_vec());
-                let error = if error.loop_ancestor().is_some() {
-                    io::Error::other("file system loop detected; not followed")
-                } else {
-                    error
-                        .into_io_error()
-                        .unwrap_or_else(|| io::Error::other("cannot walk"))
-                };
-                OneOrMany::One(Some(Task::Fail { name, error }))
-            }
+            return OneOrMany::Many(walk.tasks());
         }
-    }))
+    }
+}
+
+/// Whether walkdir failed for want of a descriptor.
+fn is_out_of_descriptors(error: &walkdir::Error) -> bool {
+    error
+        .io_error()
+        .is_some_and(super::descriptors::is_exhaustion)
+}
+
+/// What one walkdir entry of the walk of `root` turns into.
+fn task_of(
+    entry: walkdir::Result<walkdir::DirEntry>,
+    root: &Path,
+    options: &WalkOptions,
+) -> OneOrMany {
+    let error = match entry {
+        Ok(entry) => {
+            let file_type = entry.file_type();
+            if file_type.is_dir() || file_type.is_symlink() {
+                // Directories are entered; links met while walking are not followed without
+                // -L (with -L, walkdir reports what they point to).
+                return OneOrMany::One(None);
+            }
+            // `filter_entry` has left out what `--exclude` and `--include` do.
+            let path = entry.into_path();
+            return OneOrMany::One(Some(if file_type.is_file() {
+                Task::Hash(Input::Path(path))
+            } else {
+                Task::Skip {
+                    name: path.into_os_string().into_vec(),
+                    reason: "not a regular file; skipped",
+                }
+            }));
+        }
+        Err(error) => error,
+    };
+    let path = error.path().map(Path::to_path_buf);
+    if let Some(path) = &path {
+        if error.io_error().is_some_and(long_paths::is_too_long) {
+            // Deeper than one system call reaches: walk it a directory at a time.
+            let tasks = long_paths::walk(path, root, &options.filter, options.follow_links);
+            return OneOrMany::Many(Box::new(tasks.into_iter()));
+        }
+        if is_out_of_descriptors(&error) {
+            return Walk::again(root, path, options);
+        }
+    }
+    let name = path
+        .map(|p| p.into_os_string().into_vec())
+        .unwrap_or_else(|| root.as_os_str().as_bytes().to_vec());
+    let error = if error.loop_ancestor().is_some() {
+        io::Error::other("file system loop detected; not followed")
+    } else {
+        error
+            .into_io_error()
+            .unwrap_or_else(|| io::Error::other("cannot walk"))
+    };
+    OneOrMany::One(Some(Task::Fail { name, error }))
 }
 
 /// What one walkdir entry turns into: usually one task or none; a whole subtree when the
-/// entry is a directory too deep for walkdir.
+/// entry is a directory walked another way (too deep for walkdir) or again (opened once a
+/// descriptor was free).
 enum OneOrMany {
     One(Option<Task>),
-    Many(std::vec::IntoIter<Task>),
+    Many(Box<dyn Iterator<Item = Task> + Send>),
 }
 
 impl Iterator for OneOrMany {
