@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use common::{fasthash, make_fifo, pattern, program, random_bytes, repo_path, text, write_file};
+use common::{
+    faketime, fasthash, make_fifo, pattern, program, random_bytes, repo_path, text, write_file,
+};
 use fasthash::io::read::{hash_file, MmapChoice, ReadOptions, MAPPED_WINDOW};
 use fasthash::kernels::engine::Split;
 use fasthash::kernels::{hash, table, Algorithm};
@@ -439,6 +441,18 @@ fn names_are_bytes_under_recursion() {
     assert_eq!(ours.stdout, theirs.stdout);
 }
 
+/// `files` files of random bytes (100 bytes to 7 KiB) under `tree/`, spread over
+/// `directories` directories.
+fn random_tree(files: usize, directories: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..files {
+        let content = random_bytes(100 + index % 7000, index as u64);
+        let name = format!("tree/d{:02}/f{index:04}", index % directories);
+        write_file(dir.path(), name, content);
+    }
+    dir
+}
+
 /// However low the descriptor limit and however many threads, no file is lost: a batch takes
 /// its descriptors from a budget sized to the limit, and an open that finds none free waits
 /// for one. Run in a child whose shell lowered `ulimit -n` (soft and hard) to 64, beside 64
@@ -447,15 +461,7 @@ fn names_are_bytes_under_recursion() {
 /// the walk could not open for want of it is walked again once it is free).
 #[test]
 fn a_low_descriptor_limit_loses_no_file() {
-    let dir = tempfile::tempdir().unwrap();
-    for index in 0..3000 {
-        let content = random_bytes(100 + index % 7000, index as u64);
-        write_file(
-            dir.path(),
-            format!("tree/d{:02}/f{index:04}", index % 30),
-            content,
-        );
-    }
+    let dir = random_tree(3000, 30);
     for algorithm in ["sha256", "md5", "xxh3", "blake3"] {
         let unlimited = fasthash(dir.path())
             .args(["-r", "-a", algorithm, "tree"])
@@ -482,6 +488,64 @@ fn a_low_descriptor_limit_loses_no_file() {
         let statuses = text(&checked.stdout);
         assert_eq!(statuses.lines().count(), 3000);
         assert!(statuses.lines().all(|line| line.ends_with(": OK")));
+    }
+}
+
+/// S3's values and `--cache` under the lowest limits that leave them room: each S3 value
+/// hashes its file itself (no copy of its descriptor, which had lost 414 of 3,000 files
+/// under `ulimit -n 8`), and the cache is written with one descriptor beside its directory's
+/// (its directory's sync had needed a third).
+#[test]
+fn s3_values_and_the_cache_lose_nothing_under_a_low_descriptor_limit() {
+    let dir = random_tree(600, 12);
+    let s3 = [
+        "-r",
+        "-j",
+        "64",
+        "--s3",
+        "-a",
+        "crc32,sha256",
+        "--etag",
+        "--part-size",
+        "5MiB",
+        "tree",
+    ];
+    let unlimited = fasthash(dir.path()).args(s3).output();
+    assert_eq!(unlimited.status.code(), Some(0));
+    assert_eq!(text(&unlimited.stdout).lines().count(), 1200);
+    for limit in ["8", "4"] {
+        let limited = fasthash(dir.path())
+            .shell(&format!("ulimit -n {limit};"), "")
+            .args(s3)
+            .output();
+        assert_eq!(text(&limited.stderr), "", "--s3, ulimit -n {limit}");
+        assert_eq!(limited.status.code(), Some(0), "--s3, ulimit -n {limit}");
+        assert_eq!(limited.stdout, unlimited.stdout, "--s3, ulimit -n {limit}");
+    }
+    // The cache keeps only files last changed more than two seconds before: these runs have
+    // their clock three seconds ahead.
+    let Some(faketime) = faketime() else { return };
+    let plain = fasthash(dir.path()).args(["-r", "tree"]).output();
+    let cached = ["-r", "-j", "64", "--cache", "CACHE", "--debug", "tree"];
+    let rounds = [
+        ("written", "0 files unchanged, taken from it; 600 hashed"),
+        ("read", "600 files unchanged, taken from it; 0 hashed"),
+    ];
+    for (round, says) in rounds {
+        // libfaketime holds two descriptors of its own: 7 leaves fasthash the two that
+        // `ulimit -n 5` would. Its monotonic clock is left alone: faked, it stopped the
+        // waits of a process out of descriptors from ever timing out.
+        let limited = fasthash(dir.path())
+            .clock_ahead(&faketime, 3)
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+            .shell("ulimit -n 7;", "")
+            .args(cached)
+            .output();
+        let said = text(&limited.stderr);
+        assert!(said.contains(says), "--cache {round}: {said}");
+        assert!(!said.contains("warning"), "--cache {round}: {said}");
+        assert_eq!(limited.status.code(), Some(0), "--cache {round}");
+        assert_eq!(limited.stdout, plain.stdout, "--cache {round}");
     }
 }
 

@@ -133,7 +133,7 @@ fn hash_opened_ahead<H: Hashing>(
 ) -> io::Result<H::Output> {
     match opened {
         Opened::Read { bytes, .. } => Ok(hash_bytes(&bytes, hashing)),
-        Opened::Open(file) => hash_file_with(file, hashing, options),
+        Opened::Open(file) => hash_file_with(&file, hashing, options),
     }
 }
 
@@ -238,7 +238,7 @@ pub(crate) fn hash_each<H: Hashing>(
         .into_par_iter()
         .map(|(index, source)| {
             let result = match source {
-                Some(Source::File(file)) => hash_file_with(file, hashing, options),
+                Some(Source::File(file)) => hash_file_with(&file, hashing, options),
                 Some(Source::Bytes(bytes)) => Ok(hash_bytes(&bytes, hashing)),
                 None => hash_input_with(inputs[index], hashing, options),
             };

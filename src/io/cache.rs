@@ -427,9 +427,13 @@ fn write_atomically(path: &Path, data: &[u8]) -> io::Result<()> {
     temporary.push(format!(".tmp.{}", std::process::id()));
     let directory = long_paths::open_directory(directory)?;
     let written = (|| {
-        let mut file = long_paths::create_in(&directory, &temporary)?;
-        file.write_all(data)?;
-        file.sync_all()?;
+        {
+            let mut file = long_paths::create_in(&directory, &temporary)?;
+            file.write_all(data)?;
+            file.sync_all()?;
+        }
+        // Closed first: the directory's sync takes a descriptor of its own, which under
+        // `ulimit -n 5` was one too many.
         long_paths::rename_in(&directory, &temporary, name)?;
         long_paths::sync_directory(&directory)
     })();

@@ -14,8 +14,10 @@
 //!   system, out of descriptors), it waits for one of ours to close and tries again, instead of
 //!   reporting a readable file as unreadable. It waits only while some of ours will close:
 //!   those of batches already opened (being hashed), not those of batches still opening, which
-//!   may be waiting the same way. Where none will, it gives up after a while, as coreutils
-//!   gives up at once, and later opens give up at once until one succeeds.
+//!   may be waiting the same way, nor those opened beside the budget, which it cannot see
+//!   close: while other opens succeed, the run goes on and it waits. Where nothing moves for a
+//!   while, it gives up (coreutils gives up at once), and later opens give up at once until
+//!   one succeeds.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -49,6 +51,10 @@ struct Budget {
     opening: AtomicUsize,
     /// An open gave up waiting where none of ours would close, and none has succeeded since.
     gave_up: AtomicBool,
+    /// Opens through [`retrying`] that succeeded: while they do, the run goes on, and those
+    /// files (outside the budget: the walk's directories, files the hashing threads open
+    /// themselves) will close.
+    succeeded: AtomicUsize,
 }
 
 static BUDGET: OnceLock<Budget> = OnceLock::new();
@@ -66,6 +72,7 @@ fn budget() -> &'static Budget {
             waiting: AtomicUsize::new(0),
             opening: AtomicUsize::new(0),
             gave_up: AtomicBool::new(false),
+            succeeded: AtomicUsize::new(0),
         }
     })
 }
@@ -188,7 +195,8 @@ pub(crate) fn is_exhaustion(error: &std::io::Error) -> bool {
 /// holding the last under `ulimit -n 4`) reports each file as coreutils does, not after a
 /// wait each.
 pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
-    let mut waiting_since: Option<Instant> = None;
+    // Since when this open has waited without any other succeeding, and how many had then.
+    let mut idle_since: Option<(Instant, usize)> = None;
     loop {
         match open() {
             Err(error) if is_exhaustion(&error) => {
@@ -196,9 +204,13 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
                 let free = lock(&budget.free);
                 // Held by batches already opened, which close them as they are hashed.
                 let closing_later = budget.total - *free > budget.opening.load(Ordering::SeqCst);
-                let started = *waiting_since.get_or_insert_with(Instant::now);
+                let succeeded = budget.succeeded.load(Ordering::SeqCst);
+                let since = match idle_since {
+                    Some((since, then)) if then == succeeded => since,
+                    _ => idle_since.insert((Instant::now(), succeeded)).0,
+                };
                 let gave_up_before = budget.gave_up.load(Ordering::Relaxed);
-                if gives_up(closing_later, gave_up_before, started.elapsed()) {
+                if gives_up(closing_later, gave_up_before, since.elapsed()) {
                     budget.gave_up.store(true, Ordering::Relaxed);
                     return Err(error);
                 }
@@ -209,8 +221,12 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
                 budget.waiting.fetch_sub(1, Ordering::SeqCst);
             }
             result => {
-                if result.is_ok() && budget().gave_up.load(Ordering::Relaxed) {
-                    budget().gave_up.store(false, Ordering::Relaxed);
+                if result.is_ok() {
+                    let budget = budget();
+                    budget.succeeded.fetch_add(1, Ordering::SeqCst);
+                    if budget.gave_up.load(Ordering::Relaxed) {
+                        budget.gave_up.store(false, Ordering::Relaxed);
+                    }
                 }
                 return result;
             }
@@ -220,7 +236,7 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
 
 /// [`retrying`]'s rule, from what it knows when an open found no descriptor: whether some of
 /// ours will close (`closing_later`), whether an open gave up since the last that succeeded,
-/// and how long this one has `waited`.
+/// and how long this one has `waited` while no other open succeeded.
 fn gives_up(closing_later: bool, gave_up_before: bool, waited: Duration) -> bool {
     !closing_later && (gave_up_before || waited > PATIENCE_WITHOUT_HOLDERS)
 }

@@ -169,7 +169,7 @@ pub(crate) fn hash_input_with<H: Hashing>(
         Input::Stdin => hashing.reader(super::stdin()?),
         Input::Path(path) => {
             let Some(cache) = super::cache::active() else {
-                return hash_file_with(super::long_paths::open_file(path)?, hashing, options);
+                return hash_file_with(&super::long_paths::open_file(path)?, hashing, options);
             };
             if let Some(output) = cached(cache, path, hashing) {
                 return Ok(output);
@@ -187,10 +187,10 @@ pub(crate) fn hash_opened<H: Hashing>(
     options: &ReadOptions,
 ) -> io::Result<H::Output> {
     let Some(cache) = super::cache::active() else {
-        return hash_file_with(file, hashing, options);
+        return hash_file_with(&file, hashing, options);
     };
     let before = file.metadata()?;
-    let output = hash_file_with(file, hashing, options)?;
+    let output = hash_file_with(&file, hashing, options)?;
     hashing.remember(cache, &before, &output);
     Ok(output)
 }
@@ -227,18 +227,18 @@ fn read_once(mut file: &File, buffer: &mut [u8]) -> io::Result<usize> {
 
 /// Hashes an open file, choosing between reading and mapping.
 pub fn hash_file(file: File, algorithm: Algorithm, options: &ReadOptions) -> io::Result<Digest> {
-    hash_file_with(file, &algorithm, options)
+    hash_file_with(&file, &algorithm, options)
 }
 
 /// [`hash_file`] into what `hashing` makes of one read.
 pub(crate) fn hash_file_with<H: Hashing>(
-    file: File,
+    file: &File,
     hashing: &H,
     options: &ReadOptions,
 ) -> io::Result<H::Output> {
     let before = file.metadata()?;
     if before.is_dir() {
-        return Err(directory_error(&file));
+        return Err(directory_error(file));
     }
     if !before.is_file() || before.len() == 0 {
         return hashing.reader(file);
@@ -247,7 +247,7 @@ pub(crate) fn hash_file_with<H: Hashing>(
     let output = match options
         .mmap
         .maps(len)
-        .then(|| Mapping::new(&file, len))
+        .then(|| Mapping::new(file, len))
         .transpose()
         .or_else(|error| match error.raw_os_error() {
             // No address space for it (`ulimit -v`): the file is read instead.
@@ -264,11 +264,11 @@ pub(crate) fn hash_file_with<H: Hashing>(
             output
         }
         None => {
-            if let Some(output) = in_one_read(&file, len, |bytes| hashing.buffer(bytes))? {
+            if let Some(output) = in_one_read(file, len, |bytes| hashing.buffer(bytes))? {
                 // One read(2) took the whole file: there was no "while" to change during.
                 return Ok(output);
             }
-            hashing.reader(&file)?
+            hashing.reader(file)?
         }
     };
     if changed(&before, &file.metadata()?) {
