@@ -39,22 +39,28 @@ const PATIENCE_WITHOUT_HOLDERS: Duration = Duration::from_secs(2);
 
 struct Budget {
     total: usize,
-    /// Descriptors of the budget free now.
-    free: Mutex<usize>,
+    /// Descriptors of the budget free now, and those held by batches still opening.
+    counts: Mutex<Counts>,
     /// Signalled when a descriptor of the budget is given back and someone waits.
     released: Condvar,
     /// Threads waiting on `released`: nobody is woken (a system call) when none is.
     waiting: AtomicUsize,
-    /// Descriptors of the budget held by batches still opening their files: a batch takes
-    /// them before its opens, so they are not all open files, and none closes before the
-    /// batch has opened the rest.
-    opening: AtomicUsize,
     /// An open gave up waiting where none of ours would close, and none has succeeded since.
     gave_up: AtomicBool,
     /// Opens through [`retrying`] that succeeded: while they do, the run goes on, and those
     /// files (outside the budget: the walk's directories, files the hashing threads open
     /// themselves) will close.
     succeeded: AtomicUsize,
+}
+
+/// The budget's counts, changed together under one lock.
+struct Counts {
+    /// Descriptors of the budget free now.
+    free: usize,
+    /// Descriptors held by batches still opening their files: a batch takes them before its
+    /// opens, so they are not all open files, and none closes before the batch has opened
+    /// the rest.
+    opening: usize,
 }
 
 static BUDGET: OnceLock<Budget> = OnceLock::new();
@@ -67,10 +73,12 @@ fn budget() -> &'static Budget {
             .clamp(1, MOST);
         Budget {
             total,
-            free: Mutex::new(total),
+            counts: Mutex::new(Counts {
+                free: total,
+                opening: 0,
+            }),
             released: Condvar::new(),
             waiting: AtomicUsize::new(0),
-            opening: AtomicUsize::new(0),
             gave_up: AtomicBool::new(false),
             succeeded: AtomicUsize::new(0),
         }
@@ -115,17 +123,17 @@ impl Permits {
     pub(crate) fn take(count: usize) -> Permits {
         let budget = budget();
         let count = count.min(budget.total);
-        let mut free = lock(&budget.free);
-        while *free < count {
+        let mut counts = lock(&budget.counts);
+        while counts.free < count {
             budget.waiting.fetch_add(1, Ordering::SeqCst);
-            free = budget
+            counts = budget
                 .released
-                .wait(free)
+                .wait(counts)
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             budget.waiting.fetch_sub(1, Ordering::SeqCst);
         }
-        *free -= count;
-        budget.opening.fetch_add(count, Ordering::SeqCst);
+        counts.free -= count;
+        counts.opening += count;
         Permits {
             count,
             opening: true,
@@ -136,8 +144,7 @@ impl Permits {
     /// that finds no descriptor free may wait for them.
     pub(crate) fn opened(&mut self) {
         if std::mem::take(&mut self.opening) {
-            let _free = lock(&budget().free);
-            budget().opening.fetch_sub(self.count, Ordering::SeqCst);
+            lock(&budget().counts).opening -= self.count;
         }
     }
 
@@ -173,14 +180,16 @@ fn give_back(count: usize) {
         return;
     }
     let budget = budget();
-    *lock(&budget.free) += count;
+    lock(&budget.counts).free += count;
     if budget.waiting.load(Ordering::SeqCst) > 0 {
         budget.released.notify_all();
     }
 }
 
-fn lock(free: &Mutex<usize>) -> std::sync::MutexGuard<'_, usize> {
-    free.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock(counts: &Mutex<Counts>) -> std::sync::MutexGuard<'_, Counts> {
+    counts
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Whether an error is the process or the system out of descriptors.
@@ -201,10 +210,10 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
         match open() {
             Err(error) if is_exhaustion(&error) => {
                 let budget = budget();
-                let free = lock(&budget.free);
+                let counts = lock(&budget.counts);
                 // Held by batches already opened, which close them as they are hashed.
-                let closing_later = budget.total - *free > budget.opening.load(Ordering::SeqCst);
-                let succeeded = budget.succeeded.load(Ordering::SeqCst);
+                let closing_later = budget.total - counts.free > counts.opening;
+                let succeeded = budget.succeeded.load(Ordering::Relaxed);
                 let since = match idle_since {
                     Some((since, then)) if then == succeeded => since,
                     _ => idle_since.insert((Instant::now(), succeeded)).0,
@@ -217,13 +226,16 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
                 // A timeout, not only the signal: a descriptor closed outside the budget (by
                 // another thread's own open, or another program) signals nothing.
                 budget.waiting.fetch_add(1, Ordering::SeqCst);
-                let _ = budget.released.wait_timeout(free, Duration::from_millis(5));
+                let _ = budget
+                    .released
+                    .wait_timeout(counts, Duration::from_millis(5));
                 budget.waiting.fetch_sub(1, Ordering::SeqCst);
             }
             result => {
                 if result.is_ok() {
                     let budget = budget();
-                    budget.succeeded.fetch_add(1, Ordering::SeqCst);
+                    // Relaxed: a count to see move, ordering nothing.
+                    budget.succeeded.fetch_add(1, Ordering::Relaxed);
                     if budget.gave_up.load(Ordering::Relaxed) {
                         budget.gave_up.store(false, Ordering::Relaxed);
                     }
