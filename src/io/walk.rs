@@ -364,100 +364,77 @@ fn expand_one(input: Input, options: WalkOptions) -> Box<dyn Iterator<Item = Tas
     {
         return Box::new(std::iter::empty());
     }
-    let walk = Walk {
-        entries: Walk::entries(&walk_root, &walk_root, &options),
-        root: walk_root,
-        options,
-    };
-    walk.tasks()
+    let entries = walk_entries(&walk_root, &walk_root, &options);
+    tasks_of(walk_root, options, entries)
 }
 
 /// walkdir's entries, filtered by `--exclude` and `--include`.
 type Entries = Box<dyn Iterator<Item = walkdir::Result<walkdir::DirEntry>> + Send>;
 
-/// The walk of one directory named under `-r`, or of a directory below it walked again.
-struct Walk {
-    /// The directory named: filter paths start at it.
+/// walkdir's walk of `start` (`root`, the directory named under `-r`, where filter paths
+/// start, or a directory below it walked again), sorted by name, with the filters applied to
+/// what it meets (so that it does not enter a directory left out).
+fn walk_entries(root: &Path, start: &Path, options: &WalkOptions) -> Entries {
+    let filter = options.filter.clone();
+    let root = root.to_path_buf();
+    Box::new(
+        walkdir::WalkDir::new(start)
+            .follow_links(options.follow_links)
+            .follow_root_links(true)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(move |entry| {
+                let file_type = entry.file_type();
+                // With -L, walkdir gives the type of what a link points to.
+                let met = if file_type.is_dir() {
+                    Met::Directory
+                } else if file_type.is_symlink() {
+                    Met::PassedLink
+                } else {
+                    Met::Listed
+                };
+                entry.depth() == 0 || filter.keeps_walked(&root, entry.path(), met)
+            }),
+    )
+}
+
+/// The tasks of a walk of `root`'s tree, lazily.
+fn tasks_of(
     root: PathBuf,
     options: WalkOptions,
     entries: Entries,
+) -> Box<dyn Iterator<Item = Task> + Send> {
+    Box::new(entries.flat_map(move |entry| task_of(entry, &root, &options)))
 }
 
-impl Walk {
-    /// walkdir's walk of `start` (`root` or a directory below it), sorted by name, with the
-    /// filters applied to what it meets (so that it does not enter a directory left out).
-    fn entries(root: &Path, start: &Path, options: &WalkOptions) -> Entries {
-        let filter = options.filter.clone();
-        let root = root.to_path_buf();
-        Box::new(
-            walkdir::WalkDir::new(start)
-                .follow_links(options.follow_links)
-                .follow_root_links(true)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_entry(move |entry| {
-                    let file_type = entry.file_type();
-                    // With -L, walkdir gives the type of what a link points to.
-                    let met = if file_type.is_dir() {
-                        Met::Directory
-                    } else if file_type.is_symlink() {
-                        Met::PassedLink
-                    } else {
-                        Met::Listed
-                    };
-                    entry.depth() == 0 || filter.keeps_walked(&root, entry.path(), met)
-                }),
-        )
-    }
-
-    fn tasks(self) -> Box<dyn Iterator<Item = Task> + Send> {
-        let Walk {
-            root,
-            options,
-            entries,
-        } = self;
-        Box::new(entries.flat_map(move |entry| task_of(entry, &root, &options)))
-    }
-
-    /// A directory below `root` walkdir could not open for want of a descriptor (under a
-    /// low `ulimit -n`, the readers held them all): walked again once one is free, as every
-    /// open of ours waits for one ([`super::descriptors::retrying`]), instead of reported
-    /// unreadable. Waits again, without nesting, while the walk's own open of it still finds
-    /// none. With `-L` the subtree is walked as a too-deep one is (its loop check knows the
-    /// directories above it, which a new walkdir walk would not).
-    fn again(root: &Path, directory: &Path, options: &WalkOptions) -> OneOrMany {
-        let fail = |error| {
-            OneOrMany::One(Some(Task::Fail {
-                name: directory.as_os_str().as_bytes().to_vec(),
-                error,
-            }))
-        };
-        loop {
-            // Waits until the directory opens, or gives up where none of ours will be freed.
-            if let Err(error) = long_paths::open_file(directory) {
-                return fail(error);
-            }
-            if options.follow_links {
-                let tasks =
-                    long_paths::walk(directory, root, &options.filter, options.follow_links);
-                return OneOrMany::Many(Box::new(tasks.into_iter()));
-            }
-            // Its first entry is the directory itself; the next is the result of opening it.
-            let mut entries = Walk::entries(root, directory, options);
-            let itself = entries.next();
-            let opened = entries.next();
-            if let Some(Err(error)) = &opened {
-                if is_out_of_descriptors(error) && error.path() == Some(directory) {
-                    continue;
-                }
-            }
-            let walk = Walk {
-                root: root.to_path_buf(),
-                options: options.clone(),
-                entries: Box::new(itself.into_iter().chain(opened).chain(entries)),
-            };
-            return OneOrMany::Many(walk.tasks());
+/// A directory below `root` walkdir could not open for want of a descriptor (under a
+/// low `ulimit -n`, the readers held them all): walked again once one is free, as every
+/// open of ours waits for one ([`super::descriptors::retrying`]), instead of reported
+/// unreadable. Waits again, without nesting, while the walk's own open of it still finds
+/// none. With `-L` the subtree is walked as a too-deep one is (its loop check knows the
+/// directories above it, which a new walkdir walk would not).
+fn walk_again(root: &Path, directory: &Path, options: &WalkOptions) -> OneOrMany {
+    loop {
+        // Waits until the directory opens, or gives up where none of ours will be freed.
+        if let Err(error) = long_paths::open_file(directory) {
+            let name = directory.as_os_str().as_bytes().to_vec();
+            return OneOrMany::One(Some(Task::Fail { name, error }));
         }
+        if options.follow_links {
+            let tasks = long_paths::walk(directory, root, &options.filter, options.follow_links);
+            return OneOrMany::Many(Box::new(tasks.into_iter()));
+        }
+        // Its first entry is the directory itself; the next is the result of opening it.
+        let mut entries = walk_entries(root, directory, options);
+        let itself = entries.next();
+        let opened = entries.next();
+        if let Some(Err(error)) = &opened {
+            if is_out_of_descriptors(error) && error.path() == Some(directory) {
+                continue;
+            }
+        }
+        let entries = Box::new(itself.into_iter().chain(opened).chain(entries));
+        return OneOrMany::Many(tasks_of(root.to_path_buf(), options.clone(), entries));
     }
 }
 
@@ -503,7 +480,7 @@ fn task_of(
             return OneOrMany::Many(Box::new(tasks.into_iter()));
         }
         if is_out_of_descriptors(&error) {
-            return Walk::again(root, path, options);
+            return walk_again(root, path, options);
         }
     }
     let name = path
