@@ -26,7 +26,7 @@ objdump -d --no-show-raw-insn -C "$binary" | awk '
               || name ~ /xxh3::avx512::(stripes|last_stripe)_avx512/ \
               || name ~ /sha512_avx512::compress_blocks$/)
     # The AVX2 lane tiers: YMM registers, and the same rule of no call left inside.
-    avx2 = (name ~ /Avx2x(8|4) as fasthash::kernels::lanes::multi::LaneTier>::[a-z_]+::run/)
+    avx2 = (name ~ /Avx2x(16|4) as fasthash::kernels::lanes::multi::LaneTier>::[a-z_]+::run/)
     # One demangled name stands for every monomorph (one per lane kernel): add them up.
     if (avx512 || avx2) found[name]++
     current = (avx512 || avx2) ? name : ""

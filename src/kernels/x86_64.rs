@@ -7,7 +7,7 @@
 
 use super::detect::Capabilities;
 use super::engine::{always, Engine, Split, Streaming};
-use super::lanes::avx2::{Avx2x4, Avx2x8};
+use super::lanes::avx2::{Avx2x16, Avx2x4};
 use super::lanes::avx512::{Avx512x16, Avx512x8};
 use super::lanes::{
     self, lane_engine, md5::Md5 as Md5Lanes, rust_crypto_lane_engine, sha1::Sha1 as Sha1Lanes, sha2,
@@ -207,11 +207,11 @@ pub(super) static ENGINES: &[Engine] = &[
         Algorithm::Md5, Kernel::Avx2, runs_on: |caps| caps.avx2, preferred_on: always, needs: "AVX2",
         describe: |caps| {
             let alone = if caps.bmi1 { "BMI1 assembly" } else { "scalar" };
-            format!("fasthash, AVX2: 8 files side by side (one alone: {alone})")
+            format!("fasthash, AVX2: 16 files side by side (one alone: {alone})")
         },
         streaming: md5_one_stream,
         one_shot: md5_one_shot,
-        lanes: 8 x Avx2x8, Md5Lanes, lanes::md5::MD5
+        lanes: 16 x Avx2x16, Md5Lanes, lanes::md5::MD5
     ),
     Engine {
         algorithm: Algorithm::Md5,

@@ -9,7 +9,7 @@
 //!   are tested where the CPU has no vector unit of that width;
 //! - `avx512::Avx512x16` / `avx512::Avx512x8`, where each operation is an intrinsic or two,
 //!   and everything is inlined into one `#[target_feature]` function per entry point;
-//! - `avx2::Avx2x8`, the same kernels eight lanes wide on AVX2;
+//! - `avx2::Avx2x16`, the same kernels sixteen lanes wide in two YMM registers on AVX2;
 //! - `neon::NeonX16`, sixteen lanes in four NEON registers on Arm.
 //!
 //! [`multi`] schedules messages onto lanes (a lane whose message ends takes the next one, so a

@@ -11,7 +11,7 @@ use super::sha1::{Sha1, SHA1};
 use super::sha2::{Sha256, Sha512, SHA224, SHA256, SHA384, SHA512};
 #[cfg(target_arch = "x86_64")]
 use super::{
-    avx2::{Avx2x4, Avx2x8},
+    avx2::{Avx2x16, Avx2x4},
     avx512::{Avx512x16, Avx512x8},
 };
 use super::{table, Lanes};
@@ -220,7 +220,7 @@ fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
         ),
         #[cfg(target_arch = "x86_64")]
         (
-            Tokens::<Avx2x8, Avx2x4>::make("AVX2", true),
+            Tokens::<Avx2x16, Avx2x4>::make("AVX2", true),
             "AVX2 lanes not run: this CPU lacks AVX2",
         ),
         #[cfg(target_arch = "aarch64")]
@@ -579,8 +579,8 @@ fn truth_tables_compute_their_functions() {
         if let Some(ops) = crate::kernels::lanes::avx512::Avx512x8::new() {
             agrees_with_model::<_, 8>(ops);
         }
-        if let Some(ops) = crate::kernels::lanes::avx2::Avx2x8::new() {
-            agrees_with_model::<_, 8>(ops);
+        if let Some(ops) = crate::kernels::lanes::avx2::Avx2x16::new() {
+            agrees_with_model::<_, 16>(ops);
         }
         if let Some(ops) = crate::kernels::lanes::avx2::Avx2x4::new() {
             agrees_with_model::<_, 4>(ops);
