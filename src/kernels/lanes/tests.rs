@@ -202,7 +202,8 @@ impl<N: LaneTier<Word = u32>, W: LaneTier<Word = u64>> Tier for Tokens<N, W> {
 const LANES32: [Which; 4] = [Which::Md5, Which::Sha1, Which::Sha224, Which::Sha256];
 
 /// The tiers to test here, with the algorithms each runs. The model runs at the lane counts
-/// of every vector tier (16 and 8 lanes of u32, 8 and 4 of u64), whatever this CPU has.
+/// of every vector tier (16 lanes of u32, 8 and 4 of u64), whatever this CPU has, and at 8 of
+/// u32 as well: the scheduling at another width.
 fn tiers() -> Vec<(Box<dyn Tier>, Vec<Which>)> {
     let made = [
         (
