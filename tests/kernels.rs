@@ -102,6 +102,10 @@ fn this_machine_runs_the_kernels_it_should() {
             assert!(kernels.contains(&(Algorithm::Crc32c, Kernel::CarrylessMultiply)));
         }
         assert!(kernels.contains(&(Algorithm::Md5, Kernel::Avx2)));
+        // SHA-1 and SHA-224/256 side by side in AVX2 lanes (chosen where SHA-NI is missing).
+        for algorithm in [Algorithm::Sha1, Algorithm::Sha224, Algorithm::Sha256] {
+            assert!(kernels.contains(&(algorithm, Kernel::Avx2)), "{algorithm}");
+        }
         // SHA-384/512 of one stream on our rounds with an AVX2 schedule, where BMI1 and BMI2
         // are not hidden.
         // MD5 of one stream in BMI1 assembly, forced alone (the AVX2 lanes' one stream too).

@@ -186,6 +186,51 @@ fn our_sha512_rounds_and_the_avx512_tier_are_chosen_only_with_all_they_need() {
     assert_eq!(kernel(Algorithm::Xxh64, &caps), Kernel::Portable);
 }
 
+/// SHA-1 and SHA-224/256 go side by side in AVX2 lanes where the CPU has no SHA extensions
+/// (Intel's client cores from Haswell to Comet Lake); with them, SHA-NI takes every file, but
+/// for SHA-1 on Zen 3, whose preference row takes the lanes (a file alone still on SHA-NI).
+#[test]
+fn sha_goes_to_avx2_lanes_where_the_sha_extensions_are_missing() {
+    let haswell = Capabilities {
+        ssse3: true,
+        sse41: true,
+        ..x86_with_avx2_and_vpclmulqdq()
+    };
+    for algorithm in [Algorithm::Sha1, Algorithm::Sha224, Algorithm::Sha256] {
+        assert_eq!(
+            kernel(algorithm, &haswell),
+            ours(Kernel::Avx2, Kernel::Portable),
+            "{algorithm}"
+        );
+    }
+    let with_sha_ni = Capabilities {
+        sha_ni: true,
+        ..haswell
+    };
+    let zen3 = Capabilities {
+        cpu: CpuId {
+            vendor: Vendor::Amd,
+            family: 25,
+            model: 1,
+        },
+        ..with_sha_ni
+    };
+    for caps in [with_sha_ni, zen3] {
+        for algorithm in [Algorithm::Sha224, Algorithm::Sha256] {
+            assert_eq!(
+                kernel(algorithm, &caps),
+                Kernel::ShaExtensions,
+                "{algorithm}"
+            );
+        }
+    }
+    assert_eq!(kernel(Algorithm::Sha1, &with_sha_ni), Kernel::ShaExtensions);
+    assert_eq!(
+        kernel(Algorithm::Sha1, &zen3),
+        ours(Kernel::Avx2, Kernel::ShaExtensions)
+    );
+}
+
 /// Arm cores, from one without the crypto extensions (Cortex-A72 in a Raspberry Pi 4) to
 /// Graviton 2 (SHA1/SHA2, PMULL, CRC) and Graviton 3 and 4 (SHA512 too).
 #[test]

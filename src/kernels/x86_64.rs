@@ -114,6 +114,26 @@ macro_rules! sha_avx512 {
     };
 }
 
+/// The AVX2 SHA lanes are worth choosing only where the SHA extensions are missing (Intel's
+/// cores from Haswell to Comet Lake, and Xeons to Cascade Lake without AVX-512's): beside
+/// SHA-NI's one stream on every core they lose.
+fn without_sha_extensions(caps: &Capabilities) -> bool {
+    !caps.sha_ni
+}
+
+/// SHA-1 or SHA-224/256 sixteen files side by side in AVX2 lanes, where the CPU has no SHA
+/// extensions; a message alone on the sha1 or sha2 crate.
+macro_rules! sha_avx2 {
+    ($algorithm:expr, alone: $krate:ident::$state:ident, lanes: $hash:ty, $variant:expr) => {
+        rust_crypto_lane_engine!(
+            $algorithm, Kernel::Avx2, runs_on: |caps| caps.avx2,
+            preferred_on: without_sha_extensions, needs: "AVX2",
+            side_by_side: "AVX2: 16 files side by side", alone: $krate::$state,
+            lanes: 16 x Avx2x16, $hash, $variant
+        )
+    };
+}
+
 /// SHA-384/512 eight files side by side on AVX-512; a message alone on our rounds with an
 /// AVX-512 schedule (`sha512_avx512`), which also needs BMI1 and BMI2. Every CPU with AVX-512
 /// has them, but a hypervisor may hide them: then this engine is not chosen, and ring is.
@@ -187,6 +207,9 @@ pub(super) static ENGINES: &[Engine] = &[
     sha512_avx2!(Algorithm::Sha512, sha2::SHA512, sha512()),
     sha512_avx2!(Algorithm::Sha384, sha2::SHA384, sha384()),
     sha_avx512!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
+    sha_avx2!(Algorithm::Sha256, alone: sha2::Sha256, lanes: sha2::Sha256, sha2::SHA256),
+    sha_avx2!(Algorithm::Sha224, alone: sha2::Sha224, lanes: sha2::Sha256, sha2::SHA224),
+    sha_avx2!(Algorithm::Sha1, alone: sha1::Sha1, lanes: Sha1Lanes, lanes::sha1::SHA1),
     lane_engine!(
         Algorithm::Md5, Kernel::Avx512, runs_on: avx512, preferred_on: always, needs: AVX512_NEEDS,
         describe: |_| {
