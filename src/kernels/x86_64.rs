@@ -115,8 +115,9 @@ macro_rules! sha_avx512 {
 }
 
 /// The AVX2 SHA lanes are worth choosing only where the SHA extensions are missing (Intel's
-/// cores from Haswell to Comet Lake, and Xeons to Cascade Lake without AVX-512's): beside
-/// SHA-NI's one stream on every core they lose.
+/// client cores from Haswell to Comet Lake, its Xeons of those years without AVX-512): beside
+/// SHA-NI's one stream on every core SHA-256's lose (1.00 GB/s against 1.47 on Zen 3). SHA-1's
+/// win on Zen 3, where a preference row takes them.
 fn without_sha_extensions(caps: &Capabilities) -> bool {
     !caps.sha_ni
 }
