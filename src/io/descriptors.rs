@@ -19,7 +19,7 @@
 //!   while, it gives up (coreutils gives up at once), and later opens give up at once until
 //!   one succeeds.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -45,12 +45,13 @@ struct Budget {
     released: Condvar,
     /// Threads waiting on `released`: nobody is woken (a system call) when none is.
     waiting: AtomicUsize,
-    /// An open gave up waiting where none of ours would close, and none has succeeded since.
-    gave_up: AtomicBool,
     /// Opens through [`retrying`] that succeeded: while they do, the run goes on, and those
     /// files (outside the budget: the walk's directories, files the hashing threads open
     /// themselves) will close.
     succeeded: AtomicUsize,
+    /// `succeeded` when an open last gave up waiting where none of ours would close
+    /// (`usize::MAX`: none has): while it still equals `succeeded`, none has succeeded since.
+    gave_up_at: AtomicUsize,
 }
 
 /// The budget's counts, changed together under one lock.
@@ -79,8 +80,8 @@ fn budget() -> &'static Budget {
             }),
             released: Condvar::new(),
             waiting: AtomicUsize::new(0),
-            gave_up: AtomicBool::new(false),
             succeeded: AtomicUsize::new(0),
+            gave_up_at: AtomicUsize::new(usize::MAX),
         }
     })
 }
@@ -218,9 +219,9 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
                     Some((since, then)) if then == succeeded => since,
                     _ => idle_since.insert((Instant::now(), succeeded)).0,
                 };
-                let gave_up_before = budget.gave_up.load(Ordering::Relaxed);
+                let gave_up_before = budget.gave_up_at.load(Ordering::Relaxed) == succeeded;
                 if gives_up(closing_later, gave_up_before, since.elapsed()) {
-                    budget.gave_up.store(true, Ordering::Relaxed);
+                    budget.gave_up_at.store(succeeded, Ordering::Relaxed);
                     return Err(error);
                 }
                 // A timeout, not only the signal: a descriptor closed outside the budget (by
@@ -233,12 +234,8 @@ pub(crate) fn retrying<T>(mut open: impl FnMut() -> std::io::Result<T>) -> std::
             }
             result => {
                 if result.is_ok() {
-                    let budget = budget();
-                    // Relaxed: a count to see move, ordering nothing.
-                    budget.succeeded.fetch_add(1, Ordering::Relaxed);
-                    if budget.gave_up.load(Ordering::Relaxed) {
-                        budget.gave_up.store(false, Ordering::Relaxed);
-                    }
+                    // Relaxed: a count to see move, ordering nothing. It also ends a give-up.
+                    budget().succeeded.fetch_add(1, Ordering::Relaxed);
                 }
                 return result;
             }

@@ -421,8 +421,7 @@ fn walk_again(root: &Path, directory: &Path, options: &WalkOptions) -> OneOrMany
             return OneOrMany::One(Some(Task::Fail { name, error }));
         }
         if options.follow_links {
-            let tasks = long_paths::walk(directory, root, &options.filter, options.follow_links);
-            return OneOrMany::Many(Box::new(tasks.into_iter()));
+            return a_directory_at_a_time(directory, root, options);
         }
         // Its first entry is the directory itself; the next is the result of opening it.
         let mut entries = walk_entries(root, directory, options);
@@ -436,6 +435,14 @@ fn walk_again(root: &Path, directory: &Path, options: &WalkOptions) -> OneOrMany
         let entries = Box::new(itself.into_iter().chain(opened).chain(entries));
         return OneOrMany::Many(tasks_of(root.to_path_buf(), options.clone(), entries));
     }
+}
+
+/// The tree at `directory` (below `root`) walked one directory at a time, each opened relative
+/// to its parent ([`long_paths::walk`]): for a tree deeper than one system call reaches, or one
+/// whose loop check under `-L` must know the directories above it.
+fn a_directory_at_a_time(directory: &Path, root: &Path, options: &WalkOptions) -> OneOrMany {
+    let tasks = long_paths::walk(directory, root, &options.filter, options.follow_links);
+    OneOrMany::Many(Box::new(tasks.into_iter()))
 }
 
 /// Whether walkdir failed for want of a descriptor.
@@ -475,9 +482,8 @@ fn task_of(
     let path = error.path().map(Path::to_path_buf);
     if let Some(path) = &path {
         if error.io_error().is_some_and(long_paths::is_too_long) {
-            // Deeper than one system call reaches: walk it a directory at a time.
-            let tasks = long_paths::walk(path, root, &options.filter, options.follow_links);
-            return OneOrMany::Many(Box::new(tasks.into_iter()));
+            // Deeper than one system call reaches.
+            return a_directory_at_a_time(path, root, options);
         }
         if is_out_of_descriptors(&error) {
             return walk_again(root, path, options);
