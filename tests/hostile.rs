@@ -223,18 +223,32 @@ fn make_nested(base: &Path, component: &str, levels: usize) {
     let name = CString::new(component).unwrap();
     let base = CString::new(base.as_os_str().as_bytes()).unwrap();
     // SAFETY: plain descriptor calls on our own temporary directory; every descriptor is closed.
+    // Close-on-exec: a program another test starts meanwhile must not inherit them (one run
+    // under `ulimit -n 4` then had no descriptor left to load its libraries).
     unsafe {
-        let mut fd = libc::open(base.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+        let mut fd = libc::open(
+            base.as_ptr(),
+            libc::O_DIRECTORY | libc::O_RDONLY | libc::O_CLOEXEC,
+        );
         assert!(fd >= 0);
         for _ in 0..levels {
             assert_eq!(libc::mkdirat(fd, name.as_ptr(), 0o755), 0);
-            let next = libc::openat(fd, name.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+            let next = libc::openat(
+                fd,
+                name.as_ptr(),
+                libc::O_DIRECTORY | libc::O_RDONLY | libc::O_CLOEXEC,
+            );
             assert!(next >= 0);
             libc::close(fd);
             fd = next;
         }
         let file = CString::new("file").unwrap();
-        let out = libc::openat(fd, file.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644);
+        let out = libc::openat(
+            fd,
+            file.as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o644,
+        );
         assert!(out >= 0);
         assert_eq!(libc::write(out, b"deep".as_ptr().cast(), 4), 4);
         libc::close(out);

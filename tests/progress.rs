@@ -48,6 +48,17 @@ impl Terminal {
             )
         };
         assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+        // Close-on-exec, as every descriptor std opens: without it a program another test
+        // starts while this one runs inherits both, and one run under `ulimit -n 4` then had
+        // no descriptor left to load its libraries. The child here gets the terminal as its
+        // standard streams, copies that keep no such flag.
+        for fd in [master, slave] {
+            // SAFETY: fcntl on a descriptor just opened; F_SETFD only sets its flags.
+            assert_eq!(
+                unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) },
+                0
+            );
+        }
         // SAFETY: both descriptors were just opened and are owned by nothing else.
         let (master, slave) =
             unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
