@@ -176,16 +176,132 @@ pub(crate) fn slower_than_another(rows: &[&BenchRow]) -> Option<Slower> {
     })
 }
 
-/// [`slower_than_another`] over `rows`, then again over both engines measured anew: a shared
-/// machine's noise, once, makes no warning.
+/// [`slower_than_another`] over `rows`, then each column it names measured again, both
+/// engines in turn, sample after sample: a warning stands only where the median of those
+/// paired ratios is beyond [`TOLERANCE`]. On a shared machine the load moves between two
+/// engines' separate measurements (two engines running the very same one-stream code, MD5's
+/// `avx2` and `bmi`, measured 10% apart that way while a build ran beside them); a pair of
+/// samples taken together shares it.
 fn confirmed(rows: &[&BenchRow], buffer: &[u8], per_sample: Duration) -> Option<Slower> {
     let first = slower_than_another(rows)?;
-    let again: Vec<BenchRow> = rows
+    let engine_named = |wanted: &str| {
+        rows.iter()
+            .map(|row| row.engine)
+            .find(|engine| name(engine) == wanted)
+    };
+    let (used, faster) = (engine_named(&first.used)?, engine_named(&first.faster)?);
+    let columns: Vec<SlowerAt> = JUDGED
         .iter()
-        .filter(|row| [&first.used, &first.faster].contains(&&name(row.engine)))
-        .map(|row| measure(row.engine, buffer, per_sample))
+        .filter(|&&column| {
+            let label = column_label(column);
+            first.columns.iter().any(|at| at.column_label == label)
+        })
+        .filter_map(|&column| {
+            let samples = paired_samples(used, faster, column, buffer, per_sample);
+            let paired = Paired::of(&samples);
+            (paired.ratio > TOLERANCE).then(|| SlowerAt {
+                column_label: column_label(column),
+                used: paired.used,
+                faster: paired.faster,
+            })
+        })
         .collect();
-    slower_than_another(&again.iter().collect::<Vec<_>>())
+    (!columns.is_empty()).then_some(Slower { columns, ..first })
+}
+
+/// Rounds of paired samples in [`confirmed`].
+const PAIRED_ROUNDS: usize = 2 * SAMPLES + 1;
+
+/// GB/s of `used` and `faster` in column `column` ([`SIZES`], then side by side), a sample of
+/// each per round, one after the other in alternating order.
+fn paired_samples(
+    used: &'static Engine,
+    faster: &'static Engine,
+    column: usize,
+    buffer: &[u8],
+    per_sample: Duration,
+) -> Vec<(f64, f64)> {
+    match SIZES.get(column) {
+        Some(&size) => {
+            let data = &buffer[..size];
+            paired(
+                size,
+                per_sample,
+                || {
+                    black_box(used.hash(black_box(data)));
+                },
+                || {
+                    black_box(faster.hash(black_box(data)));
+                },
+            )
+        }
+        None => {
+            let messages: Vec<&[u8]> = buffer[..MANY * MANY_SIZE].chunks(MANY_SIZE).collect();
+            paired(
+                MANY * MANY_SIZE,
+                per_sample,
+                || {
+                    black_box(used.hash_many(black_box(&messages)));
+                },
+                || {
+                    black_box(faster.hash_many(black_box(&messages)));
+                },
+            )
+        }
+    }
+}
+
+/// [`PAIRED_ROUNDS`] rounds of a sample of `used` and one of `faster`, in GB/s of `bytes` a
+/// run, the order alternating from round to round.
+fn paired(
+    bytes: usize,
+    per_sample: Duration,
+    mut used: impl FnMut(),
+    mut faster: impl FnMut(),
+) -> Vec<(f64, f64)> {
+    let used_iterations = iterations_for(&mut used, per_sample);
+    let faster_iterations = iterations_for(&mut faster, per_sample);
+    let rate = |elapsed: Duration, iterations: u64| {
+        (bytes as f64 * iterations as f64) / elapsed.as_secs_f64().max(1e-12) / 1e9
+    };
+    (0..PAIRED_ROUNDS)
+        .map(|round| {
+            let (used_time, faster_time) = if round % 2 == 0 {
+                let used_time = time_batch(&mut used, used_iterations);
+                (used_time, time_batch(&mut faster, faster_iterations))
+            } else {
+                let faster_time = time_batch(&mut faster, faster_iterations);
+                (time_batch(&mut used, used_iterations), faster_time)
+            };
+            (
+                rate(used_time, used_iterations),
+                rate(faster_time, faster_iterations),
+            )
+        })
+        .collect()
+}
+
+/// What paired samples say: the median of each engine's, and the median of the per-round
+/// ratios (faster over used), which a load that moved between rounds does not sway.
+#[derive(Debug, PartialEq)]
+struct Paired {
+    used: f64,
+    faster: f64,
+    ratio: f64,
+}
+
+impl Paired {
+    fn of(samples: &[(f64, f64)]) -> Paired {
+        let median = |mut values: Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            values.get(values.len() / 2).copied().unwrap_or(0.0)
+        };
+        Paired {
+            used: median(samples.iter().map(|s| s.0).collect()),
+            faster: median(samples.iter().map(|s| s.1).collect()),
+            ratio: median(samples.iter().map(|s| s.1 / s.0.max(1e-12)).collect()),
+        }
+    }
 }
 
 /// The head of column `column` of the table: a size of [`SIZES`], then side by side.
@@ -217,20 +333,24 @@ pub fn measure(engine: &'static Engine, buffer: &[u8], per_sample: Duration) -> 
     }
 }
 
-/// Median GB/s of [`SAMPLES`] batches of `work`, each about `per_sample`, `work` hashing
-/// `bytes` bytes each time.
-fn throughput(bytes: usize, per_sample: Duration, mut work: impl FnMut()) -> f64 {
-    // Warm up (page in the buffer, wake the vector units), and size the batches from it.
+/// How many runs of `work` make a batch of about `per_sample`, found by timing ever longer
+/// batches (which also pages in the buffer and wakes the vector units).
+fn iterations_for(work: &mut impl FnMut(), per_sample: Duration) -> u64 {
     let mut iterations: u64 = 1;
     loop {
-        let elapsed = time_batch(&mut work, iterations);
+        let elapsed = time_batch(work, iterations);
         if elapsed >= per_sample / 4 || iterations >= 1 << 40 {
             let per_hash = elapsed.as_secs_f64() / iterations as f64;
-            iterations = ((per_sample.as_secs_f64() / per_hash.max(1e-12)) as u64).max(1);
-            break;
+            return ((per_sample.as_secs_f64() / per_hash.max(1e-12)) as u64).max(1);
         }
         iterations *= 2;
     }
+}
+
+/// Median GB/s of [`SAMPLES`] batches of `work`, each about `per_sample`, `work` hashing
+/// `bytes` bytes each time.
+fn throughput(bytes: usize, per_sample: Duration, mut work: impl FnMut()) -> f64 {
+    let iterations = iterations_for(&mut work, per_sample);
     let mut rates: Vec<f64> = (0..SAMPLES)
         .map(|_| {
             let elapsed = time_batch(&mut work, iterations).as_secs_f64();
@@ -343,5 +463,26 @@ mod tests {
         assert!(judged([1.0, 1.0, 1.0, 1.0], [1.0, 1.09, 1.05, 1.0]).is_none());
         assert!(judged([1.0, 1.0, 1.0, 1.0], [3.0, 1.0, 0.5, 1.0]).is_none());
         assert!(judged([1.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0]).is_none());
+    }
+
+    /// Two engines measured under a load that came and went: measured apart, one under it and
+    /// one not, they would look twice as far apart as they are; paired, round by round, the
+    /// ratio is what each round shows.
+    #[test]
+    fn paired_samples_judge_by_the_ratio_within_each_round() {
+        let rounds = [
+            (1.0, 1.04),
+            (0.5, 0.53),
+            (1.0, 1.05),
+            (0.5, 0.52),
+            (1.0, 1.06),
+        ];
+        let paired = Paired::of(&rounds);
+        assert_eq!((paired.used, paired.faster), (1.0, 1.04));
+        assert!((paired.ratio - 1.05).abs() < 1e-9, "{paired:?}");
+        assert!(paired.ratio < TOLERANCE);
+        let behind = Paired::of(&[(1.0, 1.3), (0.5, 0.6), (1.0, 1.2)]);
+        assert!((behind.ratio - 1.2).abs() < 1e-9, "{behind:?}");
+        assert!(behind.ratio > TOLERANCE);
     }
 }
