@@ -26,6 +26,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Files up to this size are read whole by the reader, in one read where the page cache has
 /// them, as the lanes read a file of up to one window.
@@ -140,7 +141,7 @@ fn open_one(path: &Path, mmap: MmapChoice) -> io::Result<Opening> {
     // `--mmap` maps every file: none is read here.
     if len <= READ_WHOLE && mmap != MmapChoice::Always {
         opening.small = Some((before, Whole::new(len)));
-    } else if len < MAP_THRESHOLD && !end_is_cached(&opening.file, len) {
+    } else if len < MAP_THRESHOLD && !IN_PAGE_CACHE.guess(|| end_is_cached(&opening.file, len)) {
         // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
         // asking for it here as well measured slower on a cold disk (its requests cut across
         // the readahead's larger ones).
@@ -173,6 +174,46 @@ impl Opening {
             }
             _ => Opened::Open(self.file),
         }
+    }
+}
+
+/// The run's files, as the page cache has held them lately ([`Streak`]).
+static IN_PAGE_CACHE: Streak = Streak::new();
+
+/// How many files in a row the page cache has held, so that the probe of a file's end
+/// ([`end_is_cached`]) can be left out where its answer is all but known: once
+/// [`Streak::TRUSTED_AFTER`] files in a row were there, one file in [`Streak::SAMPLE_EVERY`]
+/// is asked and the others taken to be there too; the first asked that is not starts the count
+/// again, and every file is asked until the streak is back. A hot tree then pays for a probe
+/// in one file of 16 (2,000 files of 256 KiB in the page cache: the probes were 6% of the
+/// run's system time, 2 to 3% of its time, AMD EPYC Zen 3, 2 cores); a cold one is asked file
+/// by file as before. What a wrong guess costs is one file read without being asked for ahead:
+/// the hashing thread's own reads wait for the device, as they would with no open stage.
+/// Shared by the readers, without order: a count that races only moves when a probe is made.
+pub(crate) struct Streak(AtomicU32);
+
+impl Streak {
+    pub(crate) const TRUSTED_AFTER: u32 = 16;
+    pub(crate) const SAMPLE_EVERY: u32 = 16;
+
+    pub(crate) const fn new() -> Streak {
+        Streak(AtomicU32::new(0))
+    }
+
+    /// Whether the next file is in the page cache: `probe`'s answer, or the streak's where it
+    /// is long enough and this file is not one to be sampled.
+    pub(crate) fn guess(&self, probe: impl FnOnce() -> bool) -> bool {
+        let streak = self.0.load(Ordering::Relaxed);
+        if streak >= Self::TRUSTED_AFTER && !streak.is_multiple_of(Self::SAMPLE_EVERY) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            return true;
+        }
+        let cached = probe();
+        match cached {
+            true => self.0.fetch_add(1, Ordering::Relaxed),
+            false => self.0.swap(0, Ordering::Relaxed),
+        };
+        cached
     }
 }
 
@@ -443,6 +484,37 @@ mod tests {
             longer.rest(&file).unwrap().is_none(),
             "one byte short: read the long way"
         );
+    }
+
+    /// A streak of files found in the page cache leaves most probes out; the first sampled
+    /// file that is not there brings them all back.
+    #[test]
+    fn a_streak_in_the_page_cache_probes_one_file_in_sixteen_until_one_is_not_there() {
+        let streak = Streak::new();
+        let probes = std::cell::Cell::new(0);
+        let guess = |answer: bool| {
+            streak.guess(|| {
+                probes.set(probes.get() + 1);
+                answer
+            })
+        };
+        for _ in 0..Streak::TRUSTED_AFTER {
+            assert!(guess(true));
+        }
+        assert_eq!(
+            probes.get(),
+            16,
+            "every file asked until the streak is long enough"
+        );
+        for _ in 0..10 * Streak::SAMPLE_EVERY {
+            assert!(guess(true));
+        }
+        assert_eq!(probes.get(), 16 + 10, "then one in sixteen");
+        assert!(!guess(false), "the next one sampled is not there");
+        for _ in 0..5 {
+            assert!(!guess(false));
+        }
+        assert_eq!(probes.get(), 16 + 10 + 6, "from then on each is asked");
     }
 
     /// Whether `file`'s file system reads with `RWF_NOWAIT` (not `EOPNOTSUPP`).
