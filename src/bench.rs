@@ -283,7 +283,7 @@ fn paired(
 
 /// What paired samples say: the median of each engine's, and the median of the per-round
 /// ratios (faster over used), which a load that moved between rounds does not sway.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct Paired {
     used: f64,
     faster: f64,

@@ -189,20 +189,21 @@ static IN_PAGE_CACHE: Streak = Streak::new();
 /// run's system time, 2 to 3% of its time, AMD EPYC Zen 3, 2 cores); a cold one is asked file
 /// by file as before. What a wrong guess costs is one file read without being asked for ahead:
 /// the hashing thread's own reads wait for the device, as they would with no open stage.
-/// Shared by the readers, without order: a count that races only moves when a probe is made.
-pub(crate) struct Streak(AtomicU32);
+/// Shared by the readers without ordering: two of them racing can only move which file is
+/// sampled, never make a file that was asked about count as found.
+struct Streak(AtomicU32);
 
 impl Streak {
-    pub(crate) const TRUSTED_AFTER: u32 = 16;
-    pub(crate) const SAMPLE_EVERY: u32 = 16;
+    const TRUSTED_AFTER: u32 = 16;
+    const SAMPLE_EVERY: u32 = 16;
 
-    pub(crate) const fn new() -> Streak {
+    const fn new() -> Streak {
         Streak(AtomicU32::new(0))
     }
 
     /// Whether the next file is in the page cache: `probe`'s answer, or the streak's where it
     /// is long enough and this file is not one to be sampled.
-    pub(crate) fn guess(&self, probe: impl FnOnce() -> bool) -> bool {
+    fn guess(&self, probe: impl FnOnce() -> bool) -> bool {
         let streak = self.0.load(Ordering::Relaxed);
         if streak >= Self::TRUSTED_AFTER && !streak.is_multiple_of(Self::SAMPLE_EVERY) {
             self.0.fetch_add(1, Ordering::Relaxed);
