@@ -221,34 +221,13 @@ fn paired_samples(
     buffer: &[u8],
     per_sample: Duration,
 ) -> Vec<(f64, f64)> {
-    match SIZES.get(column) {
-        Some(&size) => {
-            let data = &buffer[..size];
-            paired(
-                size,
-                per_sample,
-                || {
-                    black_box(used.hash(black_box(data)));
-                },
-                || {
-                    black_box(faster.hash(black_box(data)));
-                },
-            )
-        }
-        None => {
-            let messages: Vec<&[u8]> = buffer[..MANY * MANY_SIZE].chunks(MANY_SIZE).collect();
-            paired(
-                MANY * MANY_SIZE,
-                per_sample,
-                || {
-                    black_box(used.hash_many(black_box(&messages)));
-                },
-                || {
-                    black_box(faster.hash_many(black_box(&messages)));
-                },
-            )
-        }
-    }
+    let input = ColumnInput::new(column, buffer);
+    paired(
+        input.bytes(),
+        per_sample,
+        || input.hash_on(used),
+        || input.hash_on(faster),
+    )
 }
 
 /// [`PAIRED_ROUNDS`] rounds of a sample of `used` and one of `faster`, in GB/s of `bytes` a
@@ -314,22 +293,49 @@ fn column_label(column: usize) -> String {
 
 /// Measures one engine at every size in [`SIZES`], then side by side.
 pub fn measure(engine: &'static Engine, buffer: &[u8], per_sample: Duration) -> BenchRow {
-    let mut gigabytes_per_second: Vec<f64> = SIZES
-        .iter()
-        .map(|&size| {
-            let data = &buffer[..size];
-            throughput(size, per_sample, || {
-                black_box(engine.hash(black_box(data)));
-            })
+    let gigabytes_per_second = (0..=SIZES.len())
+        .map(|column| {
+            let input = ColumnInput::new(column, buffer);
+            throughput(input.bytes(), per_sample, || input.hash_on(engine))
         })
         .collect();
-    let messages: Vec<&[u8]> = buffer[..MANY * MANY_SIZE].chunks(MANY_SIZE).collect();
-    gigabytes_per_second.push(throughput(MANY * MANY_SIZE, per_sample, || {
-        black_box(engine.hash_many(black_box(&messages)));
-    }));
     BenchRow {
         engine,
         gigabytes_per_second,
+    }
+}
+
+/// What one column hashes a run: one buffer of a size of [`SIZES`], or [`MANY`] buffers of
+/// [`MANY_SIZE`] in one call.
+enum ColumnInput<'a> {
+    One(&'a [u8]),
+    Many(Vec<&'a [u8]>),
+}
+
+impl<'a> ColumnInput<'a> {
+    fn new(column: usize, buffer: &'a [u8]) -> ColumnInput<'a> {
+        match SIZES.get(column) {
+            Some(&size) => ColumnInput::One(&buffer[..size]),
+            None => ColumnInput::Many(buffer[..MANY * MANY_SIZE].chunks(MANY_SIZE).collect()),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            ColumnInput::One(data) => data.len(),
+            ColumnInput::Many(messages) => messages.iter().map(|m| m.len()).sum(),
+        }
+    }
+
+    /// One run: the engine's one-shot hash, or its side-by-side hash of every buffer.
+    #[inline(always)]
+    fn hash_on(&self, engine: &Engine) {
+        match self {
+            ColumnInput::One(data) => drop(black_box(engine.hash(black_box(data)))),
+            ColumnInput::Many(messages) => {
+                drop(black_box(engine.hash_many(black_box(messages))));
+            }
+        }
     }
 }
 
