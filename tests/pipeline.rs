@@ -621,7 +621,11 @@ fn files_through_a_high_latency_file_system_hash_as_on_disk() {
 
     for stages in [&[][..], &["-j", "1"], &["-j", "1", "--readers", "1"]] {
         // A mount a run: a new mount has nothing cached, so every read reaches the fixture.
-        let mount = fixture.mount(&dir.path().join("source"), &dir.path().join("mount"), 2);
+        let mount = fixture.mount(
+            &dir.path().join("source"),
+            &dir.path().join("mount"),
+            &["--delay-ms", "2"],
+        );
         let output = fasthash(dir.path())
             .args(stages)
             .args(["-r", "-a", "sha256", "mount"])
@@ -636,6 +640,101 @@ fn files_through_a_high_latency_file_system_hash_as_on_disk() {
             expected,
             "{what}: lines"
         );
+    }
+}
+
+/// A file with a page the device cannot read (a bad sector, put there by the FUSE fixture) is
+/// reported with the kernel's error, as coreutils reports it, however fasthash reads it: with
+/// read(2) (300,000 bytes), mapped whole (6 MiB), or mapped beside others of its size for the
+/// lanes (140,000 bytes: MD5 on one thread, or with `--mmap`); named, under `-r`, and listed in
+/// a manifest for `-c`. The files around it are hashed and the exit code is 1. A mapping meets
+/// such a page as SIGBUS, which fasthash once took for a file that shrank, and said "file
+/// changed as we read it"; and a mapping filled as it was made (MAP_POPULATE) never returned.
+#[test]
+fn a_file_the_device_cannot_read_is_reported_with_its_error_as_coreutils_does() {
+    let Some(fixture) = SlowFs::available() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), "source/a-ok", pattern(5000, 3, 1));
+    write_file(
+        dir.path(),
+        "source/b-large",
+        random_bytes(6 * 1024 * 1024 + 5, 7),
+    );
+    write_file(dir.path(), "source/c-small", random_bytes(300_000, 8));
+    write_file(dir.path(), "source/d-ok", pattern(100_000, 5, 2));
+    for index in 0..20 {
+        write_file(
+            dir.path(),
+            format!("source/e{index:02}"),
+            random_bytes(140_000 + index, 9 + index as u64),
+        );
+    }
+    let options = [
+        ["--delay-ms", "0"].as_slice(),
+        &["--bad-sector", "/b-large", "5242880"],
+        &["--bad-sector", "/c-small", "200000"],
+        &["--bad-sector", "/e07", "70000"],
+    ]
+    .concat();
+    let names: Vec<String> = ["a-ok", "b-large", "c-small", "d-ok"]
+        .into_iter()
+        .map(String::from)
+        .chain((0..20).map(|index| format!("e{index:02}")))
+        .map(|name| format!("mount/{name}"))
+        .collect();
+    // A mount a run, so that no run finds what another left in the page cache. The guard is
+    // for a run that never ends: an `mmap` with MAP_POPULATE over such a page once did.
+    let through_mount = |run: common::Run| {
+        let _mount = fixture.mount(
+            &dir.path().join("source"),
+            &dir.path().join("mount"),
+            &options,
+        );
+        run.timeout(Duration::from_secs(120)).output()
+    };
+    for (algorithm, stages) in [
+        ("sha256", &[][..]),
+        ("md5", &["-j", "1"]),
+        ("md5", &["--mmap"]),
+    ] {
+        let peer = format!("{algorithm}sum");
+        let sums = fasthash(dir.path())
+            .args(["-a", algorithm, "-r", "source"])
+            .output();
+        let manifest = text(&sums.stdout).replace("  source/", "  mount/");
+        fs::write(dir.path().join("SUMS"), manifest).unwrap();
+        let check = ["-c".to_string(), "SUMS".to_string()];
+        let runs: [(&str, &[String], &[String]); 3] = [
+            ("named", &names, &names),
+            ("-r", &["-r".to_string(), "mount".to_string()], &names),
+            ("-c", &check, &check),
+        ];
+        for (how, ours_args, theirs_args) in runs {
+            let what = format!("{algorithm} {stages:?} {how}");
+            let theirs = through_mount(program(&peer, dir.path()).args(theirs_args));
+            let ours = through_mount(
+                fasthash(dir.path())
+                    .args(stages)
+                    .args(["-a", algorithm])
+                    .args(ours_args),
+            );
+            assert_eq!(theirs.status.code(), Some(1), "{what}: {peer}");
+            assert_eq!(ours.status.code(), Some(1), "{what}: exit code");
+            assert_eq!(text(&ours.stdout), text(&theirs.stdout), "{what}: stdout");
+            let failing = 3 * usize::from(how != "-c");
+            assert_eq!(text(&ours.stdout).lines().count(), 24 - failing, "{what}");
+            assert_eq!(
+                text(&ours.stderr).replace("fasthash:", &format!("{peer}:")),
+                text(&theirs.stderr),
+                "{what}: stderr"
+            );
+            for name in ["b-large", "c-small", "e07"] {
+                let said = format!("mount/{name}: Input/output error");
+                assert!(text(&ours.stderr).contains(&said), "{what}: {said}");
+            }
+        }
     }
 }
 
@@ -676,15 +775,15 @@ impl SlowFs {
         Some(SlowFs { python, fusermount })
     }
 
-    /// Mounts `source` at `point` (made if missing) with every read and open `delay_ms` late;
-    /// the fixture returns once the mount is in place.
-    fn mount(&self, source: &Path, point: &Path, delay_ms: u32) -> Mounted {
+    /// Mounts `source` at `point` (made if missing) with the fixture's `options` (its delays,
+    /// its bad sectors); the fixture returns once the mount is in place.
+    fn mount(&self, source: &Path, point: &Path, options: &[&str]) -> Mounted {
         std::fs::create_dir_all(point).unwrap();
         let mounted = program(&self.python, Path::new("/"))
             .arg(repo_path("tests/fixtures/slowfs.py"))
             .arg(source)
             .arg(point)
-            .args(["--delay-ms", &delay_ms.to_string()])
+            .args(options)
             .output();
         assert!(
             mounted.status.success(),

@@ -11,8 +11,8 @@
 use super::mapped::Arena;
 use super::open::{Ahead, Opened};
 use super::read::{
-    cached, changed, changed_error, count, hash_file_with, hash_input, hash_input_with, small_size,
-    Hashing, MmapChoice, ReadOptions,
+    cached, changed, changed_error, count, fault_error, hash_file_with, hash_input,
+    hash_input_with, small_size, Hashing, MmapChoice, ReadOptions,
 };
 use super::Input;
 use crate::kernels::engine;
@@ -86,8 +86,10 @@ pub(crate) fn hash_inputs(
     );
     for (position, (lane_file, result)) in files.files.iter().zip(pulled).enumerate() {
         results[lane_file.index] = Some(match result {
-            Ok(_) if files.shrank_while_mapped(position) => Err(changed_error()),
-            Ok(digest) => lane_file.unchanged().map(|()| digest),
+            Ok(digest) => match files.fault_while_mapped(position) {
+                Some(error) => Err(error),
+                None => lane_file.unchanged().map(|()| digest),
+            },
             // Shorter than its size said (a file that shrank, one in /sys): the usual way,
             // from the start.
             Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
@@ -314,10 +316,16 @@ impl Files<'_> {
         Some((self.arena?, self.files[index].mapped?))
     }
 
-    /// Whether file `index` was mapped and lost pages while hashed.
-    fn shrank_while_mapped(&self, index: usize) -> bool {
-        self.mapped(index)
-            .is_some_and(|(arena, place)| arena.was_truncated(place))
+    /// The error for file `index` when it was mapped and a page of it could not be read
+    /// while hashed (see [`fault_error`]).
+    fn fault_while_mapped(&self, index: usize) -> Option<io::Error> {
+        let (arena, place) = self.mapped(index)?;
+        let at = arena.fault(place)?;
+        match &self.files[index].source {
+            Source::File(file) => Some(fault_error(file, at)),
+            // Only files are mapped.
+            Source::Bytes(_) => None,
+        }
     }
 }
 

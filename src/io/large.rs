@@ -55,7 +55,7 @@ fn hash_with_populating_helper(mapping: &Mapping, algorithm: Algorithm) -> Diges
 
 /// Hands a mapped file to `consume` a window at a time, in order, on this thread, while a
 /// helper populates windows ahead of it and releases them behind it. Stops early when the
-/// file shrank (the caller reports it as changed).
+/// file lost a page (it shrank, or the device failed; the caller reports it).
 pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     let bytes = mapping.bytes();
     let window_count = bytes.len().div_ceil(WINDOW);
@@ -83,9 +83,10 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
             if let Some(helper) = &helper {
                 wait_until_populated(index, &populated, helper, mapping);
             }
-            // A file that shrank is reported as changed whatever the rest holds: stop
-            // hashing the zeros that stand in for it (minutes of them on a slow kernel).
-            if mapping.was_truncated() {
+            // A file with a page that could not be read (it shrank, or the device failed) is
+            // reported whatever the rest holds: stop hashing the zeros that stand in for it
+            // (minutes of them on a slow kernel).
+            if mapping.fault().is_some() {
                 break;
             }
             count(window.len());
@@ -107,7 +108,7 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     });
 }
 
-/// Waits until the helper has populated window `index`, has stopped, or the file shrank.
+/// Waits until the helper has populated window `index`, has stopped, or a page was lost.
 fn wait_until_populated(
     index: usize,
     populated: &AtomicUsize,
@@ -117,7 +118,7 @@ fn wait_until_populated(
     let mut spins = 0u32;
     while populated.load(Ordering::Acquire) <= index
         && !helper.is_finished()
-        && !mapping.was_truncated()
+        && mapping.fault().is_none()
     {
         spins += 1;
         if spins < 64 {
@@ -156,7 +157,7 @@ fn populate_ahead(
         done
     };
     for (index, window) in windows(len).enumerate() {
-        if mapping.was_truncated() {
+        if mapping.fault().is_some() {
             break;
         }
         // Stay a bounded distance ahead, so memory stays bounded on huge files.

@@ -1,12 +1,16 @@
-//! Read-only file mappings that survive the file shrinking under them.
+//! Read-only file mappings that survive a page that cannot be read: the file shrinking under
+//! them, or the device failing.
 //!
-//! Touching a page of a mapping past the end of its file raises SIGBUS, which would kill the
-//! process: another program truncating a file while fasthash hashes it must not do that. Every
-//! mapping is registered in a fixed table; a SIGBUS handler that finds the faulting address in
-//! the table maps a page of zeros over the missing page, marks the mapping as truncated and
-//! returns, so the hash completes (on wrong bytes) and the caller, seeing the mark, reports the
-//! file as changed instead of printing that hash. A fault outside every registered mapping is
-//! handed back to the handler that was there before (Rust's stack-overflow reporter).
+//! Touching a page of a mapping that the kernel cannot fill raises SIGBUS, which would kill
+//! the process: a page past the end of a file that another program truncated while fasthash
+//! hashes it, or a page the device failed to read (a bad sector, a network file system's
+//! error). Neither may do that. Every mapping is registered in a fixed table; a SIGBUS handler
+//! that finds the faulting address in the table maps a page of zeros over the missing page,
+//! marks the mapping with that page's offset and returns, so the hash completes (on wrong
+//! bytes) and the caller, seeing the mark, reports the file instead of printing that hash: as
+//! changed, or with the device's error (`read::fault_error` tells which). A fault outside
+//! every registered mapping is handed back to the handler that was there before (Rust's
+//! stack-overflow reporter).
 
 use std::fs::File;
 use std::io;
@@ -23,14 +27,18 @@ const SLOTS: usize = 256;
 struct Slot {
     start: AtomicUsize,
     end: AtomicUsize,
-    truncated: AtomicBool,
+    /// The offset of the first page that could not be read, or [`NO_FAULT`].
+    fault: AtomicUsize,
 }
+
+/// A slot's `fault` while every page read so far was there.
+const NO_FAULT: usize = usize::MAX;
 
 #[allow(clippy::declare_interior_mutable_const)]
 const EMPTY_SLOT: Slot = Slot {
     start: AtomicUsize::new(0),
     end: AtomicUsize::new(0),
-    truncated: AtomicBool::new(false),
+    fault: AtomicUsize::new(NO_FAULT),
 };
 
 static REGISTRY: [Slot; SLOTS] = [EMPTY_SLOT; SLOTS];
@@ -99,9 +107,10 @@ impl Mapping {
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 
-    /// Whether a page was missing when read: the file shrank while mapped.
-    pub fn was_truncated(&self) -> bool {
-        REGISTRY[self.slot].truncated.load(Ordering::Acquire)
+    /// The offset of the first page that could not be read (it reads as zeros): the file
+    /// shrank while mapped, or the device failed to give it.
+    pub fn fault(&self) -> Option<u64> {
+        fault(self.slot)
     }
 
     /// Asks the kernel to fill the page tables for `range` now (`MADV_POPULATE_READ`), so the
@@ -122,18 +131,11 @@ impl Mapping {
     }
 
     fn advise(&self, range: std::ops::Range<usize>, advice: libc::c_int) {
-        let page = page_size();
-        let start = range.start / page * page;
-        let end = range.end.min(self.len);
-        if start >= end {
-            return;
-        }
-        // SAFETY: the range lies inside our own mapping; these advices never make the
-        // mapping's contents differ from the file's (DONTNEED on a private, never-written
-        // mapping only drops page-table entries, and reading refaults from the file).
-        unsafe {
-            libc::madvise(self.ptr.add(start).cast(), end - start, advice);
-        }
+        advise(
+            self.ptr as usize,
+            range.start..range.end.min(self.len),
+            advice,
+        );
     }
 }
 
@@ -150,6 +152,27 @@ impl Drop for Mapping {
 
 // Linux 5.14; older kernels answer EINVAL and the pages fault in as they are read.
 const MADV_POPULATE_READ: libc::c_int = 22;
+
+/// Gives `advice` for the pages of `range` (from a page boundary down) of the read-only,
+/// private file mapping at `start`; errors are ignored (a page the advice could not fill
+/// faults in when touched).
+fn advise(start: usize, range: std::ops::Range<usize>, advice: libc::c_int) {
+    let page = page_size();
+    let from = range.start / page * page;
+    if from >= range.end {
+        return;
+    }
+    // SAFETY: the callers' ranges lie inside their own mappings; these advices never make a
+    // mapping's contents differ from the file's (DONTNEED on a private, never-written mapping
+    // only drops page-table entries, and reading refaults from the file).
+    unsafe {
+        libc::madvise(
+            (start + from) as *mut libc::c_void,
+            range.end - from,
+            advice,
+        );
+    }
+}
 
 /// The page size, read once; the signal handler reads it from here without a system call.
 static PAGE: AtomicUsize = AtomicUsize::new(0);
@@ -180,10 +203,18 @@ fn claim_slot() -> Option<usize> {
     })
 }
 
-/// Makes a claimed slot describe the mapping of `len` bytes at `start`, not yet truncated.
+/// Slot `slot`'s fault, as a file offset.
+fn fault(slot: usize) -> Option<u64> {
+    match REGISTRY[slot].fault.load(Ordering::Acquire) {
+        NO_FAULT => None,
+        offset => Some(offset as u64),
+    }
+}
+
+/// Makes a claimed slot describe the mapping of `len` bytes at `start`, with no fault yet.
 fn register(slot: usize, start: usize, len: usize) {
     let entry = &REGISTRY[slot];
-    entry.truncated.store(false, Ordering::Relaxed);
+    entry.fault.store(NO_FAULT, Ordering::Relaxed);
     entry.end.store(start + len, Ordering::Relaxed);
     entry.start.store(start, Ordering::Release);
 }
@@ -248,7 +279,13 @@ extern "C" fn on_sigbus(
                 )
             };
             if replaced != libc::MAP_FAILED {
-                entry.truncated.store(true, Ordering::Release);
+                // The first fault is the one reported; a lock-free atomic is safe here.
+                let _ = entry.fault.compare_exchange(
+                    NO_FAULT,
+                    page_start.max(start) - start,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
                 return;
             }
             break;
@@ -278,7 +315,7 @@ extern "C" fn on_sigbus(
 /// MD5 106 ms, against 77 for this arena and 84 for reading). Replacing the whole stretch by
 /// one reserved, empty mapping is one such flush a batch. On one thread a [`Mapping`] a file
 /// would do as well (108 against 110 ms); the arena is the one path for both. Each file's pages
-/// are filled in by the `mmap` itself (`MAP_POPULATE`), with no fault per page while hashing.
+/// are filled in as it is mapped (`MADV_POPULATE_READ`), with no fault per page while hashing.
 /// Each file is registered as [`Mapping`]s are, so a file that shrinks while mapped is
 /// reported the same way.
 pub(crate) struct Arena {
@@ -341,7 +378,7 @@ impl Arena {
                 at as *mut libc::c_void,
                 len,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_FIXED | libc::MAP_POPULATE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
                 file.as_raw_fd(),
                 0,
             )
@@ -353,12 +390,17 @@ impl Arena {
             return None;
         }
         register(slot, at, len);
+        // Not by MAP_POPULATE: where the device fails a page, Linux's populating mmap retried
+        // the read for ever (a FUSE file with a bad sector hung the run in `mmap`), where
+        // MADV_POPULATE_READ gives up at once, and the page, touched, raises the SIGBUS that
+        // reports it.
+        advise(at, 0..len, MADV_POPULATE_READ);
         self.files.push((slot, len));
         Some(self.files.len() - 1)
     }
 
-    /// File `index`'s bytes; pages past the end of a file that shrank read as zeros, and
-    /// [`Arena::was_truncated`] says so.
+    /// File `index`'s bytes; pages that could not be read (past the end of a file that
+    /// shrank, or failed by the device) read as zeros, and [`Arena::fault`] says so.
     pub(crate) fn bytes(&self, index: usize) -> &[u8] {
         let (_, len) = self.files[index];
         // SAFETY: place `index` holds a live read-only mapping of `len` bytes until `clear`,
@@ -368,11 +410,10 @@ impl Arena {
         }
     }
 
-    /// Whether a page of file `index` was missing when read: the file shrank while mapped.
-    pub(crate) fn was_truncated(&self, index: usize) -> bool {
-        REGISTRY[self.files[index].0]
-            .truncated
-            .load(Ordering::Acquire)
+    /// The offset of the first page of file `index` that could not be read, as
+    /// [`Mapping::fault`].
+    pub(crate) fn fault(&self, index: usize) -> Option<u64> {
+        fault(self.files[index].0)
     }
 
     /// Unmaps every file at once, leaving the stretch reserved for the next batch.
@@ -465,7 +506,7 @@ mod tests {
             for (place, content) in places.iter().zip(&contents).take(Arena::FILES) {
                 let place = place.unwrap();
                 assert_eq!(arena.bytes(place), &content[..]);
-                assert!(!arena.was_truncated(place));
+                assert_eq!(arena.fault(place), None);
             }
             arena.clear();
         }
@@ -489,11 +530,12 @@ mod tests {
         let past_end: usize = bytes[page..].iter().map(|&b| b as usize).sum();
         assert_eq!(&bytes[..page], &content[..page]);
         assert_eq!(past_end, 0);
-        assert!(arena.was_truncated(shrunk));
+        // Marked at the first page past the new end, the first that could not be read.
+        assert_eq!(arena.fault(shrunk), Some(page as u64));
         assert_eq!(arena.bytes(kept), &content[..]);
-        assert!(!arena.was_truncated(kept));
+        assert_eq!(arena.fault(kept), None);
         arena.clear();
         let again = arena.map(other.as_file(), content.len() as u64).unwrap();
-        assert!(!arena.was_truncated(again), "the mark goes with the clear");
+        assert_eq!(arena.fault(again), None, "the mark goes with the clear");
     }
 }

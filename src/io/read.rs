@@ -107,6 +107,22 @@ pub fn changed_error() -> io::Error {
     io::Error::other("file changed as we read it")
 }
 
+/// The error for a mapped file of which the page at offset `at` could not be read (its mark,
+/// [`Mapping::fault`]): the file shrank under the mapping, or the device failed to give the
+/// page. A read(2) of that page tells which: where the device fails, the kernel's own error
+/// (EIO from a bad sector or a network file system, as coreutils reports it); where the file
+/// ends before it now, or the page reads now, the file changed as it was read.
+pub(crate) fn fault_error(file: &File, at: u64) -> io::Error {
+    use std::os::unix::fs::FileExt;
+    loop {
+        match file.read_at(&mut [0u8; 1], at) {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return error,
+            Ok(_) => return changed_error(),
+        }
+    }
+}
+
 /// What one read of a file is hashed into: one algorithm's digest, or every digest of a list
 /// of algorithms (`super::multi`). The read itself (mapping or not, one call or a loop, a file
 /// that changed) is decided once, in [`hash_file_with`], for both.
@@ -258,8 +274,8 @@ pub(crate) fn hash_file_with<H: Hashing>(
     {
         Some(mapping) => {
             let output = hashing.mapping(&mapping, options);
-            if mapping.was_truncated() {
-                return Err(changed_error());
+            if let Some(at) = mapping.fault() {
+                return Err(fault_error(file, at));
             }
             output
         }

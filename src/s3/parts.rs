@@ -13,7 +13,7 @@
 //! against 351 read, so that path reads.
 
 use crate::io::mapped::Mapping;
-use crate::io::read::{changed_error, ReadOptions};
+use crate::io::read::{changed_error, fault_error, ReadOptions};
 use crate::kernels::engine::{Engine, Stepped};
 use crate::kernels::table;
 use crate::kernels::{Algorithm, Digest, Hasher};
@@ -234,10 +234,11 @@ fn hash_in_step(
             for &(start, end) in ranges {
                 mapping.release(start as usize..end as usize);
             }
-            // A file that shrank reads as zeros from here on. Every read of the mapping is in
-            // a group, so this check after each group is the one that reports it.
-            if mapping.was_truncated() {
-                return Err(changed_error());
+            // A page that could not be read (the file shrank, or the device failed) reads as
+            // zeros. Every read of the mapping is in a group, so this check after each group
+            // is the one that reports it.
+            if let Some(at) = mapping.fault() {
+                return Err(fault_error(source.file, at));
             }
         }
         return Ok((0..ranges.len())
