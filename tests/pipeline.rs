@@ -738,6 +738,65 @@ fn a_file_the_device_cannot_read_is_reported_with_its_error_as_coreutils_does() 
     }
 }
 
+/// A directory whose listing fails part way (EIO from `getdents`, put there by the FUSE
+/// fixture) is named in the message, as `find` names it, at any depth, the root too; the rest
+/// of the tree is hashed and the exit code is 1. The walk's error for it names no path, and
+/// fasthash named the directory the walk started from.
+#[test]
+fn a_directory_the_device_cannot_list_is_named_and_the_walk_goes_on() {
+    let Some(fixture) = SlowFs::available() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "a/kept",
+        "a/unlistable/lost",
+        "b/c/unlistable/lost",
+        "b/c/kept",
+        "d",
+    ] {
+        write_file(dir.path(), format!("source/{name}"), name.as_bytes());
+    }
+    let run = |options: &[&str], walked: &str| {
+        let _mount = fixture.mount(
+            &dir.path().join("source"),
+            &dir.path().join("mount"),
+            &[["--delay-ms", "0"].as_slice(), options].concat(),
+        );
+        fasthash(dir.path())
+            .args(["-r", walked])
+            .timeout(Duration::from_secs(120))
+            .output()
+    };
+    let bad = [
+        "--bad-directory",
+        "/a/unlistable",
+        "--bad-directory",
+        "/b/c/unlistable",
+    ];
+    let output = run(&bad, "mount");
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: mount/a/unlistable: Input/output error\n\
+         fasthash: mount/b/c/unlistable: Input/output error\n"
+    );
+    let stdout = text(&output.stdout);
+    let hashed: Vec<&str> = stdout
+        .lines()
+        .map(|line| line.split_once("  ").unwrap().1)
+        .collect();
+    assert_eq!(hashed, ["mount/a/kept", "mount/b/c/kept", "mount/d"]);
+    assert_eq!(output.status.code(), Some(1));
+
+    let root = run(&["--bad-directory", "/b"], "mount/b");
+    assert_eq!(
+        text(&root.stderr),
+        "fasthash: mount/b: Input/output error\n"
+    );
+    assert_eq!(text(&root.stdout), "");
+    assert_eq!(root.status.code(), Some(1));
+}
+
 /// What the FUSE fixture needs: /dev/fuse, fusermount (Debian's fuse3) and python3 with PyPI's
 /// fusepy (which loads Debian's libfuse2).
 struct SlowFs {

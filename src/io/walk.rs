@@ -404,7 +404,36 @@ fn tasks_of(
     options: WalkOptions,
     entries: Entries,
 ) -> Box<dyn Iterator<Item = Task> + Send> {
-    Box::new(entries.flat_map(move |entry| task_of(entry, &root, &options)))
+    let mut entered = Entered::default();
+    Box::new(entries.flat_map(move |entry| {
+        entered.see(&entry);
+        task_of(entry, &root, &options, &entered)
+    }))
+}
+
+/// The directories the walk is in, one a depth: walkdir's error for a listing that could not
+/// be read to the end (`getdents` failing, as EIO from a bad sector or a network file system
+/// does) names no path, and the directory being listed is the last one entered above the
+/// error's depth.
+#[derive(Default)]
+struct Entered(Vec<PathBuf>);
+
+impl Entered {
+    fn see(&mut self, entry: &walkdir::Result<walkdir::DirEntry>) {
+        if let Ok(entry) = entry {
+            if entry.file_type().is_dir() {
+                self.0.truncate(entry.depth());
+                self.0.push(entry.path().to_path_buf());
+            }
+        }
+    }
+
+    /// The directory whose listing gave `error`, when the error names no path.
+    fn listing_of(&self, error: &walkdir::Error) -> Option<&Path> {
+        self.0
+            .get(error.depth().checked_sub(1)?)
+            .map(PathBuf::as_path)
+    }
 }
 
 /// A directory below `root` walkdir could not open for want of a descriptor (under a
@@ -457,6 +486,7 @@ fn task_of(
     entry: walkdir::Result<walkdir::DirEntry>,
     root: &Path,
     options: &WalkOptions,
+    entered: &Entered,
 ) -> OneOrMany {
     let error = match entry {
         Ok(entry) => {
@@ -490,8 +520,12 @@ fn task_of(
         }
     }
     let name = path
-        .map(|p| p.into_os_string().into_vec())
-        .unwrap_or_else(|| root.as_os_str().as_bytes().to_vec());
+        .as_deref()
+        .or_else(|| entered.listing_of(&error))
+        .unwrap_or(root)
+        .as_os_str()
+        .as_bytes()
+        .to_vec();
     let error = if error.loop_ancestor().is_some() {
         io::Error::other("file system loop detected; not followed")
     } else {
