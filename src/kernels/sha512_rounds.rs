@@ -298,16 +298,26 @@ pub(super) unsafe fn compress_blocks<
 
 /// The `GROUP` blocks from block `first` of `blocks` (`count` whole blocks, at least one); a
 /// group past the end repeats the last block: its schedule is made and never used.
+///
+/// A loop, not `std::array::from_fn`, which a test build also left uninlined.
 #[inline(always)]
 fn group_from<const GROUP: usize>(
     blocks: &[u8],
     count: usize,
     first: usize,
 ) -> [&[u8; BLOCK]; GROUP] {
-    std::array::from_fn(|k| {
-        let at = (first + k).min(count - 1) * BLOCK;
-        blocks[at..at + BLOCK].try_into().expect("a whole block")
-    })
+    let mut group = [block_at(blocks, count, first); GROUP];
+    for (k, slot) in group.iter_mut().enumerate().skip(1) {
+        *slot = block_at(blocks, count, first + k);
+    }
+    group
+}
+
+/// Block `index` of `blocks` (`count` whole blocks), or the last one past them.
+#[inline(always)]
+fn block_at(blocks: &[u8], count: usize, index: usize) -> &[u8; BLOCK] {
+    let at = index.min(count - 1) * BLOCK;
+    blocks[at..at + BLOCK].try_into().expect("a whole block")
 }
 
 /// A kernel's tests: `$with` puts its block function on a portable state where `$supported`
