@@ -13,6 +13,7 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::time::Duration;
 
 /// Around the read paths' edges: empty, one buffer, the mapping threshold, window multiples.
@@ -621,16 +622,14 @@ fn files_through_a_high_latency_file_system_hash_as_on_disk() {
 
     for stages in [&[][..], &["-j", "1"], &["-j", "1", "--readers", "1"]] {
         // A mount a run: a new mount has nothing cached, so every read reaches the fixture.
-        let mount = fixture.mount(
+        let output = fixture.run_mounted(
             &dir.path().join("source"),
             &dir.path().join("mount"),
             &["--delay-ms", "2"],
+            fasthash(dir.path())
+                .args(stages)
+                .args(["-r", "-a", "sha256", "mount"]),
         );
-        let output = fasthash(dir.path())
-            .args(stages)
-            .args(["-r", "-a", "sha256", "mount"])
-            .output();
-        drop(mount);
         let what = format!("through FUSE, {stages:?}");
         assert_eq!(text(&output.stderr), "", "{what}: stderr");
         assert_eq!(output.status.code(), Some(0), "{what}: exit code");
@@ -687,12 +686,12 @@ fn a_file_the_device_cannot_read_is_reported_with_its_error_as_coreutils_does() 
     // A mount a run, so that no run finds what another left in the page cache. The guard is
     // for a run that never ends: an `mmap` with MAP_POPULATE over such a page once did.
     let through_mount = |run: common::Run| {
-        let _mount = fixture.mount(
+        fixture.run_mounted(
             &dir.path().join("source"),
             &dir.path().join("mount"),
             &options,
-        );
-        run.timeout(Duration::from_secs(120)).output()
+            run.timeout(Duration::from_secs(120)),
+        )
     };
     for (algorithm, stages) in [
         ("sha256", &[][..]),
@@ -758,15 +757,14 @@ fn a_directory_the_device_cannot_list_is_named_and_the_walk_goes_on() {
         write_file(dir.path(), format!("source/{name}"), name.as_bytes());
     }
     let run = |options: &[&str], walked: &str| {
-        let _mount = fixture.mount(
+        fixture.run_mounted(
             &dir.path().join("source"),
             &dir.path().join("mount"),
             &[["--delay-ms", "0"].as_slice(), options].concat(),
-        );
-        fasthash(dir.path())
-            .args(["-r", walked])
-            .timeout(Duration::from_secs(120))
-            .output()
+            fasthash(dir.path())
+                .args(["-r", walked])
+                .timeout(Duration::from_secs(120)),
+        )
     };
     let bad = [
         "--bad-directory",
@@ -854,6 +852,20 @@ impl SlowFs {
             point: point.to_path_buf(),
             fusermount: self.fusermount.clone(),
         }
+    }
+
+    /// `run` while `source` is mounted at `point` with `options` (as [`SlowFs::mount`]), and
+    /// its output; unmounted as soon as it ends, so that the next mount starts with nothing
+    /// in the page cache and no test leaves a mount behind.
+    fn run_mounted(
+        &self,
+        source: &Path,
+        point: &Path,
+        options: &[&str],
+        run: common::Run,
+    ) -> Output {
+        let _mount = self.mount(source, point, options);
+        run.output()
     }
 }
 
