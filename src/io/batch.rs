@@ -320,9 +320,8 @@ impl Files<'_> {
     /// while hashed (see [`fault_error`]).
     fn fault_while_mapped(&self, index: usize) -> Option<io::Error> {
         let (arena, place) = self.mapped(index)?;
-        let at = arena.fault(place)?;
         match &self.files[index].source {
-            Source::File(file) => Some(fault_error(file, at)),
+            Source::File(file) => fault_error(file, arena.fault(place)),
             // Only files are mapped.
             Source::Bytes(_) => None,
         }

@@ -107,18 +107,22 @@ pub fn changed_error() -> io::Error {
     io::Error::other("file changed as we read it")
 }
 
-/// The error for a mapped file of which the page at offset `at` could not be read (its mark,
-/// [`Mapping::fault`]): the file shrank under the mapping, or the device failed to give the
-/// page. A read(2) of that page tells which: where the device fails, the kernel's own error
-/// (EIO from a bad sector or a network file system, as coreutils reports it); where the file
-/// ends before it now, or the page reads now, the file changed as it was read.
-pub(crate) fn fault_error(file: &File, at: u64) -> io::Error {
+/// The error of the first page of a mapped file that could not be read, if any. `fault` is
+/// the mapping's mark as it comes ([`Mapping::fault`], [`Arena::fault`]), so that every
+/// caller asks in one step: the file shrank under the mapping, or the device failed to give
+/// the page. A read(2) of that page tells which: where the device fails, the kernel's own
+/// error (EIO from a bad sector or a network file system, as coreutils reports it); where the
+/// file ends before it now, or the page reads now, the file changed as it was read.
+///
+/// [`Arena::fault`]: super::mapped::Arena::fault
+pub(crate) fn fault_error(file: &File, fault: Option<u64>) -> Option<io::Error> {
     use std::os::unix::fs::FileExt;
+    let at = fault?;
     loop {
         match file.read_at(&mut [0u8; 1], at) {
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return error,
-            Ok(_) => return changed_error(),
+            Err(error) => return Some(error),
+            Ok(_) => return Some(changed_error()),
         }
     }
 }
@@ -274,8 +278,8 @@ pub(crate) fn hash_file_with<H: Hashing>(
     {
         Some(mapping) => {
             let output = hashing.mapping(&mapping, options);
-            if let Some(at) = mapping.fault() {
-                return Err(fault_error(file, at));
+            if let Some(error) = fault_error(file, mapping.fault()) {
+                return Err(error);
             }
             output
         }

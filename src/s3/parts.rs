@@ -237,8 +237,8 @@ fn hash_in_step(
             // A page that could not be read (the file shrank, or the device failed) reads as
             // zeros. Every read of the mapping is in a group, so this check after each group
             // is the one that reports it.
-            if let Some(at) = mapping.fault() {
-                return Err(fault_error(source.file, at));
+            if let Some(error) = fault_error(source.file, mapping.fault()) {
+                return Err(error);
             }
         }
         return Ok((0..ranges.len())
