@@ -12,6 +12,7 @@ use crate::cli::Invocation;
 use crate::error::ExitStatus;
 use crate::format::line::{write_digest_line, LineStyle};
 use crate::format::manifest::Retag;
+use crate::format::messages::xxhsum_cannot_open;
 use crate::format::status::Report;
 use crate::io::parallel::{default_readers, default_threads};
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
@@ -345,11 +346,9 @@ fn hash_files(options: &Options, out: &mut impl Write) -> bool {
         let digest = match crate::io::long_paths::open_file(path) {
             Ok(opened) => hash_file(opened, options.algorithm, &ReadOptions::default()),
             Err(e) => {
-                let mut message = b"Error: Could not open '".to_vec();
-                message.extend_from_slice(file.as_bytes());
-                message.extend_from_slice(
-                    format!("': {}. \n", crate::error::os_error_text(&e)).as_bytes(),
-                );
+                let reason = format!("{}. ", crate::error::os_error_text(&e));
+                let mut message = xxhsum_cannot_open(file.as_bytes(), &reason);
+                message.push(b'\n');
                 log(out, &message);
                 ok = false;
                 continue;

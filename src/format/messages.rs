@@ -242,10 +242,13 @@ fn xxhsum_no_proper_lines(manifest: &[u8]) -> Vec<u8> {
     format!("{manifest}: no properly formatted xxHash checksum lines found").into_bytes()
 }
 
-/// xxhsum's words for a manifest it cannot open: the name's own bytes, in quotes.
-fn xxhsum_cannot_open(manifest: &[u8], reason: &str) -> Vec<u8> {
+/// xxhsum's words for a manifest (`-c`) or a file to hash that it cannot open: the name's
+/// own bytes, in quotes, then `reason` as the caller ends it (hashing, xxhsum ends it with
+/// `. `; checking, it does not). `dropin::xxhsum` writes the hashing one itself, not through
+/// the reporter, and adds its newline.
+pub(crate) fn xxhsum_cannot_open(name: &[u8], reason: &str) -> Vec<u8> {
     let mut text = b"Error: Could not open '".to_vec();
-    text.extend_from_slice(manifest);
+    text.extend_from_slice(name);
     text.extend_from_slice(format!("': {reason}").as_bytes());
     text
 }
