@@ -40,6 +40,8 @@ mod sha512_avx2;
 #[cfg(target_arch = "x86_64")]
 mod sha512_avx512;
 #[cfg(target_arch = "x86_64")]
+mod sha512_pairs;
+#[cfg(target_arch = "x86_64")]
 mod sha512_rounds;
 mod sums;
 pub mod table;

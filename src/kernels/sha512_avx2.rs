@@ -1,14 +1,15 @@
-//! SHA-384/512 of one message on CPUs with AVX2 and BMI2 but no AVX-512: the rounds of
-//! `sha512_rounds` in their form with fewer operations, the message schedule on YMM registers.
+//! SHA-384/512 of one message on CPUs with AVX2 and BMI2 but no AVX-512. Every pair of whole
+//! blocks goes to `sha512_pairs`, one assembly function; a last block alone runs here: the
+//! rounds of `sha512_rounds` in their form with fewer operations, the message schedule on YMM
+//! registers.
 //!
 //! The scheme of `sha512_avx512` on 256-bit registers: the schedule of two blocks at once, one
-//! per 128-bit lane, computed for the next two blocks while the rounds of these two run. AVX2
-//! has no 64-bit rotate and no three-way xor, so σ0 and σ1 take shifts and xors (a rotate by 8
-//! is one byte shuffle); on the vector ports that is still far less than the rounds' integer
-//! work. On a Xeon with AVX-512 it measured 0.79 GB/s, no faster than ring there. On AMD Zen 3
-//! (EPYC, 2 cores shared with other work, one thread, 1 MiB) ring's assembly is slower, and
-//! this kernel is faster than it:
-//! `bench/results/amd-epyc-zen3.md` has the figures.
+//! per 128-bit lane. AVX2 has no 64-bit rotate and no three-way xor, so σ0 and σ1 take shifts
+//! and xors (a rotate by 8 is one byte shuffle); on the vector ports that is still far less
+//! than the rounds' integer work. On a Xeon with AVX-512 this code (before `sha512_pairs`)
+//! measured 0.79 GB/s, no faster than ring there. On AMD Zen 3 (EPYC, 2 cores shared with
+//! other work, one thread, 1 MiB) ring's assembly is slower, and this kernel is faster than
+//! it: `bench/results/amd-epyc-zen3.md` has the figures.
 //!
 //! How the work is spread matters here: two steps of the schedule (four words of each block)
 //! after the fourth round of every eight, with the window of the last sixteen words kept in
@@ -17,9 +18,11 @@
 //!
 //! x86-64 only, on CPUs with AVX2, BMI1 and BMI2: [`with_avx2`] leaves the portable block
 //! function in place elsewhere. The buffering and padding are the portable kernel's
-//! (`sha2_portable`); the sha2 crate is the tests' reference.
+//! (`sha2_portable`); the sha2 crate is the tests' reference, for both paths (lengths of one
+//! block to many pairs).
 
 use super::sha2_portable::sha512::{Sha512Family, K};
+use super::sha512_pairs::pairs_in_assembly;
 use super::sha512_rounds::{self, Scheduler, BLOCK};
 use std::arch::x86_64::*;
 
@@ -41,8 +44,16 @@ fn supported() -> bool {
 
 /// Private, and handed out only by [`with_avx2`], after [`supported`].
 fn hash_blocks(state: &mut [u64; 8], blocks: &[u8]) {
-    // SAFETY: this function is reachable only through `with_avx2`, which checked the CPU.
-    unsafe { compress_blocks(state, blocks) }
+    let pairs = blocks.len() / (2 * BLOCK);
+    if pairs > 0 {
+        // SAFETY: this function is reachable only through `with_avx2`, which checked the CPU;
+        // the state is eight words and `blocks` holds `pairs` pairs of whole blocks.
+        unsafe { pairs_in_assembly(state.as_mut_ptr(), blocks.as_ptr(), pairs) };
+    }
+    // A last block alone (or none), and a shorter rest the caller keeps.
+    let rest = &blocks[pairs * 2 * BLOCK..];
+    // SAFETY: as above.
+    unsafe { compress_blocks(state, rest) }
 }
 
 /// Blocks whose schedule is computed together: one per 128-bit lane of a YMM register.

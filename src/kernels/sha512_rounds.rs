@@ -3,7 +3,9 @@
 //! group ahead, between the rounds of the group before. The kernels differ only in the vector
 //! registers the schedule runs on (`sha512_avx512`: four blocks a ZMM register, `sha512_avx2`:
 //! two a YMM register) and in which of the two round forms below they run; the rounds, the
-//! layout of the schedule and the order of the work are here.
+//! layout of the schedule and the order of the work are here. (`sha512_avx2` gives every pair
+//! of whole blocks to `sha512_pairs`, the same scheme written as one assembly function, and
+//! keeps this code for a last block alone.)
 //!
 //! A SHA-512 round is one serial chain through `e` (Σ1, Ch, two adds) and one through `a` (Σ0,
 //! Maj, adds). How fast it can go depends on the core, so there are two forms:
