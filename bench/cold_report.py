@@ -112,7 +112,19 @@ def read_hot(json_dir):
     return hot
 
 
-def goals(groups, fio_seq, hot):
+def read_hot_beside_read(json_dir):
+    """SHA-256 hot from a copy in memory while another process reads the cold file: median
+    seconds, or None where the run was skipped."""
+    path = os.path.join(json_dir, "hot-beside-read.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        results = json.load(f)["results"]
+    beside = [r["median"] for r in results if r["command"].startswith("cat ")]
+    return beside[0] if beside else None
+
+
+def goals(groups, fio_seq, hot, hot_beside_read=None):
     """Rows of the summary: each goal of issue 30 this run can check, met or not."""
     out = []
     by_name = {g["name"]: g for g in groups}
@@ -147,6 +159,12 @@ def goals(groups, fio_seq, hot):
             # Below the device's speed, is hashing the limit? Then the cold run is near hot.
             if of_hot and share < 0.9:
                 value += f"; {of_hot:.0%} of the hot speed ({fmt_seconds(hot_time)})"
+                # What the hashing core gives while the device is read (information: the goal
+                # itself is unchanged).
+                if name == "big-sha256" and hot_beside_read:
+                    value += (f"; {hot_beside_read / default:.0%} of the speed of hashing from"
+                              f" memory while another process reads the device"
+                              f" ({fmt_seconds(hot_beside_read)})")
             row(f"{group['title']}: share of fio's sequential read", value,
                 "≥ 90% (or the hot speed, where the CPU is the limit)",
                 share >= 0.9 or (of_hot or 0) >= 0.9)
@@ -211,7 +229,7 @@ def main():
                 f"{figure['latency_us']:,.0f} µs |")
     add("")
 
-    summary = goals(groups, fio_seq, read_hot(json_dir))
+    summary = goals(groups, fio_seq, read_hot(json_dir), read_hot_beside_read(json_dir))
     if summary:
         add("## Issue 30's goals, from this run")
         add("")
