@@ -12,7 +12,7 @@ use crate::cli::Invocation;
 use crate::error::ExitStatus;
 use crate::format::line::{write_digest_line, LineStyle};
 use crate::format::manifest::Retag;
-use crate::format::messages::xxhsum_cannot_open;
+use crate::format::messages::{xxhsum_cannot_open, xxhsum_directory, xxhsum_unreadable};
 use crate::format::status::Report;
 use crate::io::parallel::{default_readers, default_threads};
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
@@ -336,10 +336,9 @@ fn hash_files(options: &Options, out: &mut impl Write) -> bool {
     for file in &options.files {
         let path = std::path::Path::new(file);
         if crate::io::long_paths::metadata(path).is_ok_and(|m| m.is_dir()) {
-            log(
-                out,
-                format!("xxhsum: {}: Is a directory \n", file.to_string_lossy()).as_bytes(),
-            );
+            let mut message = xxhsum_directory(file.to_string_lossy().as_bytes());
+            message.push(b'\n');
+            log(out, &message);
             ok = false;
             continue;
         }
@@ -369,9 +368,8 @@ fn report(
     match digest {
         Ok(digest) => write_line(options, out, name, &digest).is_ok(),
         Err(e) => {
-            let mut message = name.to_vec();
-            message
-                .extend_from_slice(format!(": {}\n", crate::error::os_error_text(&e)).as_bytes());
+            let mut message = xxhsum_unreadable(name, &crate::error::os_error_text(&e));
+            message.push(b'\n');
             log(out, &message);
             false
         }

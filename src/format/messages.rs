@@ -253,6 +253,23 @@ pub(crate) fn xxhsum_cannot_open(name: &[u8], reason: &str) -> Vec<u8> {
     text
 }
 
+/// xxhsum's words for a directory named to hash: its own program name, not the one it was
+/// called by, and a space before the end. `dropin::xxhsum` writes it and adds the newline.
+pub(crate) fn xxhsum_directory(name: &[u8]) -> Vec<u8> {
+    let mut text = b"xxhsum: ".to_vec();
+    text.extend_from_slice(name);
+    text.extend_from_slice(b": Is a directory ");
+    text
+}
+
+/// xxhsum's words for a file that opened and could not be read while hashed: the name's own
+/// bytes and the reason. `dropin::xxhsum` writes it and adds the newline.
+pub(crate) fn xxhsum_unreadable(name: &[u8], reason: &str) -> Vec<u8> {
+    let mut text = name.to_vec();
+    text.extend_from_slice(format!(": {reason}").as_bytes());
+    text
+}
+
 /// A quoted name, then the rest of the message.
 fn with_name(name: &[u8], rest: &str) -> Vec<u8> {
     let mut text = quote_name(name);
