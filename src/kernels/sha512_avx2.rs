@@ -11,10 +11,13 @@
 //! other work, one thread, 1 MiB) ring's assembly is slower, and this kernel is faster than
 //! it: `bench/results/amd-epyc-zen3.md` has the figures.
 //!
-//! How the work is spread matters here: two steps of the schedule (four words of each block)
-//! after the fourth round of every eight, with the window of the last sixteen words kept in
-//! registers, each step's place in it fixed at compile time (a step in every slot of four
-//! rounds, or a window indexed at run time, was a tenth slower).
+//! How the work is spread mattered when this code hashed every block: two steps of the
+//! schedule (four words of each block) after the fourth round of every eight, with the window
+//! of the last sixteen words kept in registers, each step's place in it fixed at compile time
+//! (a step in every slot of four rounds, or a window indexed at run time, was a tenth slower).
+//! Now only a last block alone comes here, with its schedule made between its own first rounds
+//! (`Scheduler::own`); the next-group steps (`Scheduler::ahead`) stay, as the shared order of
+//! the work in `sha512_rounds` asks for them, but pairs never reach them.
 //!
 //! x86-64 only, on CPUs with AVX2, BMI1 and BMI2: [`with_avx2`] leaves the portable block
 //! function in place elsewhere. The buffering and padding are the portable kernel's
