@@ -422,7 +422,8 @@ fn md5_of_a_file_alone_is_scalar_on_zen4_only() {
         assert!(matches!(choice.rule, Rule::TableOrder), "{}", cpu.cpu);
         assert_eq!(choice.engine.kernel, ours(Kernel::Avx512, Kernel::Portable));
     }
-    for algorithm in Algorithm::all().filter(|&algorithm| algorithm != Algorithm::Md5) {
+    let preferred_on_zen4 = [Algorithm::Md5, Algorithm::Sha512, Algorithm::Sha384];
+    for algorithm in Algorithm::all().filter(|algorithm| !preferred_on_zen4.contains(algorithm)) {
         assert!(
             matches!(select(algorithm, &zen4).rule, Rule::TableOrder),
             "{algorithm}"
@@ -449,6 +450,52 @@ fn md5_of_a_file_alone_is_scalar_on_zen4_only() {
     };
     let choice = select(Algorithm::Md5, &hidden);
     assert!(matches!(choice.rule, Rule::TableOrder) && choice.alone.is_none());
+}
+
+#[test]
+fn sha512_of_a_file_alone_is_on_the_bmi2_assembly_on_zen4_only() {
+    let zen4 = avx512_cpu(Vendor::Amd, 25, 0x11);
+    for algorithm in [Algorithm::Sha512, Algorithm::Sha384] {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let choice = select(algorithm, &zen4);
+            assert_eq!(choice.engine.kernel, Kernel::Avx512, "{algorithm}");
+            assert_eq!(choice.alone.map(|alone| alone.kernel), Some(Kernel::Avx2));
+            assert!(matches!(choice.rule, Rule::Preferred(_)), "{choice:?}");
+            assert_eq!(choice.name(), "avx512+avx2");
+            // The lanes stay AVX-512's eight; a file alone takes the other engine's stream.
+            let runnable = choice.runnable();
+            assert_eq!(runnable.lanes.map(|lanes| lanes.width), Some(8));
+            // And it hashes, where this CPU runs the assembly.
+            let runs = (choice.alone.unwrap().runs_on)(&Capabilities::get());
+            if test_data::runs_here(runs, "AVX2, BMI1 and BMI2") {
+                let input = test_data::data(9_000);
+                let mut stream = (runnable.streaming)();
+                stream.update(&input);
+                assert_eq!(
+                    stream.finalize().as_bytes(),
+                    (table::portable(algorithm).one_shot)(&input).as_bytes()
+                );
+            }
+        }
+        // Sapphire Rapids and Zen 5 keep the AVX-512 engine's own stream: nothing measured
+        // there says otherwise.
+        for cpu in [
+            avx512_cpu(Vendor::Intel, 6, 0x8F),
+            avx512_cpu(Vendor::Amd, 26, 0x02),
+        ] {
+            let choice = select(algorithm, &cpu);
+            assert!(choice.alone.is_none(), "{}", cpu.cpu);
+            assert!(matches!(choice.rule, Rule::TableOrder), "{}", cpu.cpu);
+        }
+        // Zen 4 with BMI2 hidden by a hypervisor: the assembly cannot run, AVX-512 does it all.
+        let hidden = Capabilities {
+            bmi2: false,
+            ..zen4
+        };
+        let choice = select(algorithm, &hidden);
+        assert!(matches!(choice.rule, Rule::TableOrder) && choice.alone.is_none());
+    }
 }
 
 /// Made-up preferences on a made-up AMD family 99: the first that applies and whose engines
