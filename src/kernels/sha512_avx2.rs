@@ -16,8 +16,8 @@
 //! of the last sixteen words kept in registers, each step's place in it fixed at compile time
 //! (a step in every slot of four rounds, or a window indexed at run time, was a tenth slower).
 //! Now only a last block alone comes here, with its schedule made between its own first rounds
-//! (`Scheduler::own`); the next-group steps (`Scheduler::ahead`) stay, as the shared order of
-//! the work in `sha512_rounds` asks for them, but pairs never reach them.
+//! (`Scheduler::own`, through `sha512_rounds::compress_group`); pairs never need the next
+//! group's steps (`SchedulesAhead`), so this kernel has none.
 //!
 //! x86-64 only, on CPUs with AVX2, BMI1 and BMI2: [`with_avx2`] leaves the portable block
 //! function in place elsewhere. The buffering and padding are the portable kernel's
@@ -55,8 +55,8 @@ fn hash_blocks(state: &mut [u64; 8], blocks: &[u8]) {
     }
     // A last block alone (or none), and a shorter rest the caller keeps.
     let rest = &blocks[pairs * 2 * BLOCK..];
-    // SAFETY: as above.
-    unsafe { compress_blocks(state, rest) }
+    // SAFETY: as above; `rest` holds less than a pair.
+    unsafe { compress_group(state, rest) }
 }
 
 /// Blocks whose schedule is computed together: one per 128-bit lane of a YMM register.
@@ -108,20 +108,6 @@ impl Scheduler<GROUP> for Avx2 {
             *words = _mm256_shuffle_epi8(lanes, swap);
             // SAFETY: as the caller promised.
             unsafe { store(out, 2 * pair, *words) };
-        }
-    }
-
-    /// Two steps a slot, in the first 16 of the 20; step `t` replaces the words at place
-    /// `(t / 2) % 8`, so slot `s` starts at place `(2 * s) % 8`.
-    #[inline(always)]
-    unsafe fn ahead(window: &mut Window, out: *mut u64, slot: usize) {
-        let t = 16 + 4 * slot;
-        match (slot, slot % 4) {
-            (16.., _) => {}
-            (_, 0) => steps!(window, out, t, [0 at 0, 1 at 2]),
-            (_, 1) => steps!(window, out, t, [2 at 0, 3 at 2]),
-            (_, 2) => steps!(window, out, t, [4 at 0, 5 at 2]),
-            _ => steps!(window, out, t, [6 at 0, 7 at 2]),
         }
     }
 
@@ -206,16 +192,16 @@ unsafe fn step<const OLDEST: usize>(window: &mut Window, out: *mut u64, t: usize
     unsafe { store(out, t, words) };
 }
 
-/// Hashes the whole 128-byte blocks of `blocks` into `state` (a shorter rest is ignored), the
-/// rounds in their form with fewer operations (see `sha512_rounds`).
+/// Hashes the whole 128-byte blocks of `blocks`, one or two of them, into `state` (a shorter
+/// rest is ignored), the rounds in their form with fewer operations (see `sha512_rounds`).
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2, BMI1 and BMI2.
 #[target_feature(enable = "avx2,bmi1,bmi2")]
-unsafe fn compress_blocks(state: &mut [u64; 8], blocks: &[u8]) {
+unsafe fn compress_group(state: &mut [u64; 8], blocks: &[u8]) {
     // SAFETY: this function's features are the ones the rounds and `Avx2` need.
-    unsafe { sha512_rounds::compress_blocks::<GROUP, true, Avx2>(state, blocks) }
+    unsafe { sha512_rounds::compress_group::<GROUP, true, Avx2>(state, blocks) }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 //! kernel's (`sha2_portable`); the sha2 crate is the tests' reference.
 
 use super::sha2_portable::sha512::{Sha512Family, K};
-use super::sha512_rounds::{self, Scheduler, BLOCK};
+use super::sha512_rounds::{self, Scheduler, SchedulesAhead, BLOCK};
 use std::arch::x86_64::*;
 
 /// `state` hashing its whole blocks here, or left on the portable block function where the
@@ -96,15 +96,6 @@ impl Scheduler<GROUP> for Avx512 {
         }
     }
 
-    /// One step a slot, in the first 32 of the 40.
-    #[inline(always)]
-    unsafe fn ahead(window: &mut Window, out: *mut u64, slot: usize) {
-        if slot < 32 {
-            // SAFETY: as the caller promised.
-            unsafe { step(window, out, 16 + 2 * slot) };
-        }
-    }
-
     #[inline(always)]
     unsafe fn own_first(window: &mut Window, out: *mut u64) {
         for t in (16..24).step_by(2) {
@@ -118,6 +109,17 @@ impl Scheduler<GROUP> for Avx512 {
         for t in (24 + 8 * slot..32 + 8 * slot).step_by(2) {
             // SAFETY: as the caller promised.
             unsafe { step(window, out, t) };
+        }
+    }
+}
+
+impl SchedulesAhead<GROUP> for Avx512 {
+    /// One step a slot, in the first 32 of the 40.
+    #[inline(always)]
+    unsafe fn ahead(window: &mut Window, out: *mut u64, slot: usize) {
+        if slot < 32 {
+            // SAFETY: as the caller promised.
+            unsafe { step(window, out, 16 + 2 * slot) };
         }
     }
 }

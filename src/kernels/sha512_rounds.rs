@@ -50,19 +50,11 @@ pub(super) trait Scheduler<const GROUP: usize> {
     /// `out` is a [`Schedule`]'s first word, and the CPU has the kernel's features.
     unsafe fn start(window: &mut Self::Window, group: [&[u8; BLOCK]; GROUP], out: *mut u64);
 
-    /// Words 16 to 79 of the group after this one, in slot `slot` (0 to `10 * GROUP - 1`, one
-    /// every eight rounds of this group's blocks) after [`Scheduler::start`] in slot 0.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Scheduler::start`], and the window is the one `start` filled.
-    unsafe fn ahead(window: &mut Self::Window, out: *mut u64, slot: usize);
-
     /// A lone group's words 16 to 23, before its rounds.
     ///
     /// # Safety
     ///
-    /// As for [`Scheduler::ahead`].
+    /// As for [`Scheduler::start`], and the window is the one `start` filled.
     unsafe fn own_first(window: &mut Self::Window, out: *mut u64);
 
     /// A lone group's words `24 + 8 * slot` to `31 + 8 * slot` (`slot` below 7), in slot `slot`
@@ -70,8 +62,20 @@ pub(super) trait Scheduler<const GROUP: usize> {
     ///
     /// # Safety
     ///
-    /// As for [`Scheduler::ahead`].
+    /// As for [`Scheduler::own_first`].
     unsafe fn own(window: &mut Self::Window, out: *mut u64, slot: usize);
+}
+
+/// A [`Scheduler`] that also computes the next group's schedule between this group's rounds,
+/// for messages of more than one group ([`compress_blocks`]).
+pub(super) trait SchedulesAhead<const GROUP: usize>: Scheduler<GROUP> {
+    /// Words 16 to 79 of the group after this one, in slot `slot` (0 to `10 * GROUP - 1`, one
+    /// every eight rounds of this group's blocks) after [`Scheduler::start`] in slot 0.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Scheduler::own_first`].
+    unsafe fn ahead(window: &mut Self::Window, out: *mut u64, slot: usize);
 }
 
 /// One round in the short-chain form, for the caller's names of the eight variables (renamed
@@ -221,7 +225,8 @@ fn rounds<const GROUP: usize, const FEWER_OPERATIONS: bool>(
 }
 
 /// Hashes the whole 128-byte blocks of `blocks` into `state` (a shorter rest is ignored), the
-/// schedule on `S`, the rounds in the form `FEWER_OPERATIONS` chooses.
+/// schedule on `S`, the rounds in the form `FEWER_OPERATIONS` chooses: each group's schedule
+/// made between the rounds of the group before.
 ///
 /// # Safety
 ///
@@ -231,14 +236,15 @@ fn rounds<const GROUP: usize, const FEWER_OPERATIONS: bool>(
 pub(super) unsafe fn compress_blocks<
     const GROUP: usize,
     const FEWER_OPERATIONS: bool,
-    S: Scheduler<GROUP>,
+    S: SchedulesAhead<GROUP>,
 >(
     state: &mut [u64; 8],
     blocks: &[u8],
 ) {
     let count = blocks.len() / BLOCK;
-    if count == 0 {
-        return;
+    if count <= GROUP {
+        // SAFETY: as the caller promised.
+        return unsafe { compress_group::<GROUP, FEWER_OPERATIONS, S>(state, blocks) };
     }
     let mut schedules = [0; 2].map(|_| Schedule::<GROUP>(MaybeUninit::uninit()));
     let [first, second] = schedules
@@ -246,28 +252,12 @@ pub(super) unsafe fn compress_blocks<
         .map(|schedule| schedule.0.as_mut_ptr().cast::<u64>());
     let mut window = S::window();
     // SAFETY (every call below): `first` and `second` are schedules' first words, the caller
-    // vouched for the CPU; the rounds read words of a schedule made in full, or (in the
-    // one-group case) made at least eight rounds ahead of them.
+    // vouched for the CPU; the rounds read words of a schedule made in full.
     unsafe {
         // Groups come from a function, not a closure: a test build left the closure they
         // came from uninlined, a call that `bench/zmm-check.sh` rightly refuses in a kernel.
         S::start(&mut window, group_from(blocks, count, 0), first);
         S::own_first(&mut window, first);
-        if count <= GROUP {
-            // One group: a message of up to GROUP blocks, or the last blocks of one. There is
-            // no next group to schedule, so its own schedule goes between its first block's
-            // rounds, where computed whole first it would add half again to a one-block
-            // message.
-            let mut between = |slot: usize| {
-                if slot < 7 {
-                    S::own(&mut window, first, slot);
-                }
-            };
-            for k in 0..count {
-                rounds::<GROUP, FEWER_OPERATIONS>(state, first.add(2 * k), 10 * k, &mut between);
-            }
-            return;
-        }
         for slot in 0..7 {
             S::own(&mut window, first, slot);
         }
@@ -294,6 +284,46 @@ pub(super) unsafe fn compress_blocks<
             for k in 0..GROUP.min(count - index * GROUP) {
                 rounds::<GROUP, FEWER_OPERATIONS>(state, now.add(2 * k), 10 * k, &mut between);
             }
+        }
+    }
+}
+
+/// Hashes the whole blocks of `blocks`, at most `GROUP` of them (more are ignored), into
+/// `state`: a message of up to `GROUP` blocks, or the last blocks of one. There is no next
+/// group to schedule, so this group's own schedule goes between its first block's rounds,
+/// where computed whole first it would add half again to a one-block message.
+///
+/// # Safety
+///
+/// As for [`compress_blocks`].
+#[inline(always)]
+pub(super) unsafe fn compress_group<
+    const GROUP: usize,
+    const FEWER_OPERATIONS: bool,
+    S: Scheduler<GROUP>,
+>(
+    state: &mut [u64; 8],
+    blocks: &[u8],
+) {
+    let count = (blocks.len() / BLOCK).min(GROUP);
+    if count == 0 {
+        return;
+    }
+    let mut schedule = Schedule::<GROUP>(MaybeUninit::uninit());
+    let out = schedule.0.as_mut_ptr().cast::<u64>();
+    let mut window = S::window();
+    // SAFETY (every call below): `out` is a schedule's first word, the caller vouched for the
+    // CPU; the rounds read words made at least eight rounds ahead of them.
+    unsafe {
+        S::start(&mut window, group_from(blocks, count, 0), out);
+        S::own_first(&mut window, out);
+        let mut between = |slot: usize| {
+            if slot < 7 {
+                S::own(&mut window, out, slot);
+            }
+        };
+        for k in 0..count {
+            rounds::<GROUP, FEWER_OPERATIONS>(state, out.add(2 * k), 10 * k, &mut between);
         }
     }
 }
