@@ -20,8 +20,8 @@ set edit:completion:arg-completer[fasthash] = {|@words|
         &'fasthash'= {
             cand -a 'Algorithm: sha256, sha512, sha1, md5, sha384, sha224, blake3, xxh3, xxh128, xxh64, xxh32, crc64nvme, crc32, crc32c, blake2b, sha3-256, sha3-512, sha3-384, sha3-224, sm3, crc, crc32b, bsd, sysv (default sha256; case-insensitive; S3 names such as xxhash64 work too). Several (-a md5,sha256 or -a md5 -a sha256): each file is read once and gets a line per algorithm, in the order given'
             cand --algorithm 'Algorithm: sha256, sha512, sha1, md5, sha384, sha224, blake3, xxh3, xxh128, xxh64, xxh32, crc64nvme, crc32, crc32c, blake2b, sha3-256, sha3-512, sha3-384, sha3-224, sm3, crc, crc32b, bsd, sysv (default sha256; case-insensitive; S3 names such as xxhash64 work too). Several (-a md5,sha256 or -a md5 -a sha256): each file is read once and gets a line per algorithm, in the order given'
-            cand -j 'Threads hashing files in parallel (default: one per core)'
-            cand --threads 'Threads hashing files in parallel (default: one per core)'
+            cand -j 'Threads hashing files in parallel (default: one per core; at most the cores or 256, whichever is more)'
+            cand --threads 'Threads hashing files in parallel (default: one per core; at most the cores or 256, whichever is more)'
             cand --readers 'Files opened and read ahead of the hashing threads at once, each by a reader thread of its own: the reads kept in flight on a cold disk or a network file system (default: 32, or twice the threads when more)'
             cand --exclude 'With -r, skip files and directories matching GLOB; with --check, the listed files that match. GLOB matches the end of the path as printed (`*.log`, `cache/**`: at any depth); a leading `/` anchors it at the directory named (`/src/build` for `-r src`), a trailing `/` matches directories only'
             cand --include 'With -r or --check, only files matching GLOB, or under a directory matching it (the rules of --exclude, which wins)'

@@ -22,7 +22,7 @@ crc\t''
 crc32b\t''
 bsd\t''
 sysv\t''"
-complete -c fasthash -s j -l threads -d 'Threads hashing files in parallel (default: one per core)' -r
+complete -c fasthash -s j -l threads -d 'Threads hashing files in parallel (default: one per core; at most the cores or 256, whichever is more)' -r
 complete -c fasthash -l readers -d 'Files opened and read ahead of the hashing threads at once, each by a reader thread of its own: the reads kept in flight on a cold disk or a network file system (default: 32, or twice the threads when more)' -r
 complete -c fasthash -l exclude -d 'With -r, skip files and directories matching GLOB; with --check, the listed files that match. GLOB matches the end of the path as printed (`*.log`, `cache/**`: at any depth); a leading `/` anchors it at the directory named (`/src/build` for `-r src`), a trailing `/` matches directories only' -r
 complete -c fasthash -l include -d 'With -r or --check, only files matching GLOB, or under a directory matching it (the rules of --exclude, which wins)' -r

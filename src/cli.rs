@@ -236,7 +236,8 @@ pub struct Cli {
     #[arg(short = 'w', long, overrides_with_all = ["quiet", "status"])]
     pub warn: bool,
 
-    /// Threads hashing files in parallel (default: one per core)
+    /// Threads hashing files in parallel (default: one per core; at most the cores or 256,
+    /// whichever is more)
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 

@@ -12,7 +12,7 @@ use crate::format::manifest::Retag;
 use crate::format::status::Report;
 use crate::format::{DigestEncoding, LineStyle, Output, SumStyle};
 use crate::hash::{Files, Hash, NameList, S3Values};
-use crate::io::parallel::{default_readers, default_threads};
+use crate::io::parallel::{default_readers, default_threads, useful_threads};
 use crate::io::progress::ProgressChoice;
 use crate::io::read::{MmapChoice, ReadOptions};
 use crate::io::settings::RunSettings;
@@ -420,7 +420,7 @@ fn refuse_mode_combinations(
 
 /// Threads, readers, mapping, `--debug`, `--cache` and `--stats`.
 fn run_settings(cli: &Cli) -> RunSettings {
-    let threads = cli.threads.map(usize::from).unwrap_or_else(default_threads);
+    let threads = useful_threads(cli.threads.map(usize::from).unwrap_or_else(default_threads));
     RunSettings {
         threads,
         readers: cli

@@ -492,6 +492,52 @@ fn a_low_descriptor_limit_loses_no_file() {
     }
 }
 
+/// `-j` far above the cores starts no more hashing threads than help (the cores, or 256 where
+/// that is more): 65,535 rayon threads looking for work in each other's queues had not hashed
+/// 40 small files after 16 minutes on 2 cores. The answer is the same as on one thread, in
+/// every mode that reads files through the pool, and the b3sum name's `--num-threads` too.
+#[test]
+fn a_huge_thread_count_hashes_as_one_thread_does() {
+    let dir = random_tree(40, 4);
+    let run = |args: &[&str]| {
+        fasthash(dir.path())
+            .args(args)
+            .timeout(Duration::from_secs(120))
+            .output()
+    };
+    for mode in [
+        &["-r", "-a", "sha256", "tree"][..],
+        &["-r", "-a", "blake3", "-a", "md5", "tree"],
+    ] {
+        let one = run(&[&["-j", "1"][..], mode].concat());
+        assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+        let algorithms = mode.iter().filter(|&&arg| arg == "-a").count();
+        assert_eq!(text(&one.stdout).lines().count(), 40 * algorithms);
+        let many = run(&[&["-j", "65535"][..], mode].concat());
+        assert_eq!(text(&many.stderr), "", "{mode:?}");
+        assert_eq!(many.status.code(), Some(0), "{mode:?}");
+        assert_eq!(many.stdout, one.stdout, "{mode:?}");
+    }
+    // A file large enough for b3sum's pool (it maps and splits from 16 KiB).
+    write_file(dir.path(), "big", random_bytes(1 << 20, 40));
+    let names: Vec<String> = (0..40)
+        .map(|index| format!("tree/d{:02}/f{index:04}", index % 4))
+        .chain(["big".to_string()])
+        .collect();
+    let b3sum = |threads: &str| {
+        fasthash(dir.path())
+            .called("b3sum")
+            .args(["--num-threads", threads])
+            .args(&names)
+            .timeout(Duration::from_secs(120))
+            .output()
+    };
+    let (one, many) = (b3sum("1"), b3sum("65535"));
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    assert_eq!(many.status.code(), Some(0), "{}", text(&many.stderr));
+    assert_eq!(many.stdout, one.stdout);
+}
+
 /// S3's values and `--cache` under the lowest limits that leave them room: each S3 value
 /// hashes its file itself (no copy of its descriptor, which had lost 414 of 3,000 files
 /// under `ulimit -n 8`), and the cache is written with one descriptor beside its directory's

@@ -335,10 +335,25 @@ pub fn configure_threads(threads: usize) {
     // A pool whose threads could not all be started is lost to rayon for good (its first use
     // then panics): ask only for what fits in a limited address space. Has no effect when the
     // pool already exists (a second run in one process): that one is kept.
-    let threads = hashing_threads_that_fit(threads.max(1));
+    let threads = hashing_threads_that_fit(useful_threads(threads));
     // Changing the environment races only with a thread reading it at the same moment: the
     // one other thread by now waits for signals, and reads nothing.
     std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
+}
+
+/// The fewest hashing threads `-j` may ask for and get, whatever the cores: enough to stand in
+/// for a large server's cores on a small machine (`-j 64`, `-j 192`), as the tests of the
+/// descriptor budget do.
+const MOST_THREADS_AT_LEAST: usize = 256;
+
+/// The hashing threads a run starts for `-j wanted`: at least one, and at most as many as the
+/// cores or [`MOST_THREADS_AT_LEAST`], whichever is more. More would only slow a run down:
+/// reads are the readers' work, and rayon's idle threads look for work in each other's queues,
+/// so what a pool costs grows with the square of its threads. On 2 cores, 40 small files took
+/// 0.07 s at `-j 256`, 1.6 s at 1,024 and 18.7 s at 4,096, and `-j 65535` had not ended after
+/// 16 minutes.
+pub fn useful_threads(wanted: usize) -> usize {
+    wanted.clamp(1, default_threads().max(MOST_THREADS_AT_LEAST))
 }
 
 /// Readers when the user did not say: enough requests in flight for a solid-state disk or a
@@ -360,6 +375,17 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
     use std::time::Duration;
+
+    #[test]
+    fn hashing_threads_stop_at_the_cores_or_256() {
+        let most = default_threads().max(256);
+        assert_eq!(useful_threads(0), 1);
+        assert_eq!(useful_threads(3), 3);
+        assert_eq!(useful_threads(64), 64);
+        assert_eq!(useful_threads(256), 256);
+        assert_eq!(useful_threads(65_535), most);
+        assert_eq!(useful_threads(usize::MAX), most);
+    }
 
     /// How many readers took part in a run of `items` items, each read for `read_for` and
     /// hashed for `hash_for`, on a pool of two threads of its own (tests run side by side, and
