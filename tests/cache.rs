@@ -23,6 +23,21 @@ impl Tree {
     fn fasthash(&self) -> Run {
         fasthash(self.path()).clock_ahead(&self.faketime, 3)
     }
+
+    /// A run of `-r --cache CACHE data` again takes every file from the cache, and prints
+    /// what `first` printed.
+    fn rerun_takes_every_file_from(&self, cache: &str, first: &std::process::Output) {
+        let again = self
+            .fasthash()
+            .args(["-r", "--cache", cache, "--debug", "data"])
+            .output();
+        assert_eq!(again.stdout, first.stdout);
+        assert!(
+            text(&again.stderr).contains("5 files unchanged, taken from it; 0 hashed"),
+            "{}",
+            text(&again.stderr)
+        );
+    }
 }
 
 /// `None` (the test skips) without libfaketime.
@@ -56,16 +71,7 @@ fn a_second_run_takes_unchanged_files_from_the_cache_with_the_same_output() {
         "{}",
         text(&first.stderr)
     );
-    let second = tree
-        .fasthash()
-        .args(["-r", "--cache", "C", "--debug", "data"])
-        .output();
-    assert_eq!(second.stdout, first.stdout);
-    assert!(
-        text(&second.stderr).contains("5 files unchanged, taken from it; 0 hashed"),
-        "{}",
-        text(&second.stderr)
-    );
+    tree.rerun_takes_every_file_from("C", &first);
     // Each algorithm is remembered beside the others.
     let md5 = tree
         .fasthash()
@@ -164,14 +170,92 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
         "{}",
         text(&again.stderr)
     );
-    // Not a cache at all.
-    std::fs::write(&cache, b"SHA256SUMS are not a cache\n").unwrap();
+    // Cut short: still fasthash's, so rewritten.
+    std::fs::write(&cache, &bytes[..10]).unwrap();
     let output = tree
         .fasthash()
         .args(["-r", "--cache", "C", "data"])
         .output();
     assert_eq!(output.stdout, good.stdout);
-    assert!(text(&output.stderr).contains("ignoring the cache C"));
+    assert!(text(&output.stderr).contains("it will be rewritten"));
+    assert_ne!(std::fs::read(&cache).unwrap(), &bytes[..10]);
+}
+
+/// `--cache` naming what is not a fasthash cache (another file, a FIFO, a directory, a
+/// device) leaves it as it is: the run hashes every file, warns, and writes no cache. A
+/// device was read without end, then replaced by a file (`--cache /dev/null`, as root).
+#[test]
+fn a_cache_path_that_is_not_a_cache_is_left_as_it_is() {
+    let Some(tree) = tree() else { return };
+    let good = tree.fasthash().args(["-r", "data"]).output();
+    let foreign = b"SHA256SUMS are not a cache\n";
+    std::fs::write(tree.path().join("SUMS"), foreign).unwrap();
+    std::fs::create_dir(tree.path().join("directory")).unwrap();
+    let fifo = common::make_fifo(tree.path(), "fifo");
+    let mut cases = vec![
+        ("SUMS", "it is not a fasthash cache; it is left as it is"),
+        (
+            "directory",
+            "it is not a regular file but a directory; it is left as it is",
+        ),
+        (
+            "fifo",
+            "it is not a regular file but a FIFO; it is left as it is",
+        ),
+    ];
+    // A null device of our own, where the tests may make one (as root).
+    let device = tree.path().join("device");
+    let name = std::ffi::CString::new(device.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path; makedev(1, 3) is the null device's number.
+    let made = unsafe { libc::mknod(name.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    match made {
+        0 => cases.push((
+            "device",
+            "it is not a regular file but a character device; it is left as it is",
+        )),
+        _ => eprintln!("skipped: a device as the cache needs mknod, which root alone may use"),
+    }
+    for (path, reason) in cases {
+        let output = tree
+            .fasthash()
+            .args(["-r", "--cache", path, "data"])
+            .timeout(std::time::Duration::from_secs(60))
+            .output();
+        assert_eq!(output.status.code(), Some(0), "{path}");
+        assert_eq!(output.stdout, good.stdout, "{path}");
+        assert_eq!(
+            text(&output.stderr),
+            format!("fasthash: warning: ignoring the cache {path}: {reason}\n"),
+        );
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert_eq!(std::fs::read(tree.path().join("SUMS")).unwrap(), foreign);
+    assert!(tree.path().join("directory").is_dir());
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    if made == 0 {
+        assert!(std::fs::metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
+}
+
+/// A cache named through a symbolic link is read and written where the link points: the link
+/// stays, and the next run through it takes every file from the cache.
+#[test]
+fn a_cache_behind_a_symbolic_link_is_written_where_it_points() {
+    let Some(tree) = tree() else { return };
+    std::fs::create_dir(tree.path().join("caches")).unwrap();
+    std::os::unix::fs::symlink("caches/C", tree.path().join("link")).unwrap();
+    let first = tree
+        .fasthash()
+        .args(["-r", "--cache", "link", "data"])
+        .output();
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let link = std::fs::symlink_metadata(tree.path().join("link")).unwrap();
+    assert!(link.file_type().is_symlink());
+    assert!(tree.path().join("caches/C").is_file());
+    tree.rerun_takes_every_file_from("link", &first);
 }
 
 #[test]

@@ -21,7 +21,7 @@ use crate::kernels::{Algorithm, Digest};
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,6 +87,9 @@ pub struct Cache {
     /// Whether the file held a cache that could not be trusted: it is replaced even if this
     /// run learned nothing.
     replace: bool,
+    /// Whether the path names something that is not ours to replace (a device, a FIFO, a
+    /// directory, a file that is not a cache): then nothing is written.
+    keep_out: bool,
     /// Lookups answered, and lookups that needed a hash, for `--debug`.
     hits: AtomicU64,
     misses: AtomicU64,
@@ -111,38 +114,114 @@ pub struct Ignored {
 
 /// Loads `path` (a missing file is an empty cache) and makes it this run's cache. A file that
 /// cannot be trusted is ignored: the reason comes back to be shown as a warning.
+///
+/// Only a regular file is read or replaced. Anything else named by mistake (a device, a FIFO,
+/// a directory) is left as it is and the run writes no cache: `--cache /dev/null` once read
+/// nothing and then renamed the new cache over the device, and `/dev/zero` was read until
+/// memory ran out. A file that is not a fasthash cache at all is left as it is too, unread
+/// past its first bytes: only a cache that fasthash wrote, damaged or old, is rewritten. A
+/// symbolic link is followed, for writing as for reading: the file it names is replaced, and
+/// the link stays.
 pub fn activate(path: &Path) -> Option<Ignored> {
     let opened = SystemTime::now();
-    let (loaded, warning) = match long_paths::read(path) {
-        Ok(data) => match decode(&data, &machine()) {
-            Ok(loaded) => (loaded, None),
-            Err(reason) => (
-                Files::default(),
-                Some(Ignored {
-                    reason: reason.to_string(),
-                    rewritten: true,
-                }),
-            ),
-        },
-        Err(e) if e.kind() == io::ErrorKind::NotFound => (Files::default(), None),
-        Err(e) => (
-            Files::default(),
-            Some(Ignored {
-                reason: e.to_string(),
-                rewritten: false,
-            }),
-        ),
+    let (loaded, warning) = match load(path) {
+        Ok(loaded) => (loaded, None),
+        Err(ignored) => (Files::default(), Some(ignored)),
     };
     let _ = ACTIVE.set(Cache {
         path: path.to_path_buf(),
         loaded,
         learned: Mutex::new(Files::default()),
-        replace: warning.is_some(),
+        replace: warning.as_ref().is_some_and(|ignored| ignored.rewritten),
+        keep_out: warning.as_ref().is_some_and(|ignored| !ignored.rewritten),
         hits: AtomicU64::new(0),
         misses: AtomicU64::new(0),
         opened,
     });
     warning
+}
+
+/// The files `path` remembers: none when it is missing or empty.
+fn load(path: &Path) -> Result<Files, Ignored> {
+    let left = |reason: String| Ignored {
+        reason,
+        rewritten: false,
+    };
+    match long_paths::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Files::default()),
+        Err(e) => return Err(left(e.to_string())),
+        Ok(metadata) if !metadata.is_file() => {
+            return Err(left(format!(
+                "it is not a regular file but {}; it is left as it is",
+                kind_of(&metadata)
+            )))
+        }
+        Ok(metadata) if metadata.len() == 0 => return Ok(Files::default()),
+        Ok(_) => {}
+    }
+    let mut file = long_paths::open_file(path).map_err(|e| left(e.to_string()))?;
+    let mut start = vec![0; MAGIC.len()];
+    let read = read_up_to(&mut file, &mut start).map_err(|e| left(e.to_string()))?;
+    // A file shorter than the mark that starts as it does is a cache cut short: damaged.
+    if start[..read] != MAGIC[..read] {
+        return Err(left(
+            "it is not a fasthash cache; it is left as it is".to_string(),
+        ));
+    }
+    let mut data = start[..read].to_vec();
+    file.read_to_end(&mut data)
+        .map_err(|e| left(e.to_string()))?;
+    decode(&data, &machine()).map_err(|reason| Ignored {
+        reason,
+        rewritten: true,
+    })
+}
+
+/// Reads until `buffer` is full or the file ends; how many bytes came.
+fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// What a file that is not a regular one is, in a few words.
+fn kind_of(metadata: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = metadata.file_type();
+    match () {
+        _ if kind.is_dir() => "a directory",
+        _ if kind.is_char_device() => "a character device",
+        _ if kind.is_block_device() => "a block device",
+        _ if kind.is_fifo() => "a FIFO",
+        _ if kind.is_socket() => "a socket",
+        _ => "another kind of file",
+    }
+}
+
+/// The path a cache at `path` is written to: `path`, or where its chain of symbolic links
+/// ends (the file that link names, which need not exist yet), so that the link stays.
+fn written_at(path: &Path) -> PathBuf {
+    let mut at = path.to_path_buf();
+    // The kernel's own limit on links followed in one lookup.
+    for _ in 0..40 {
+        match std::fs::read_link(&at) {
+            Ok(target) => {
+                at = match at.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    at
 }
 
 impl Cache {
@@ -218,7 +297,7 @@ impl Cache {
     /// written when nothing was learned, unless the file held a cache that was ignored.
     pub fn save(&self) -> io::Result<()> {
         let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
-        if learned.is_empty() && !self.replace {
+        if self.keep_out || learned.is_empty() && !self.replace {
             return Ok(());
         }
         let mut all = self.loaded.clone();
@@ -232,7 +311,17 @@ impl Cache {
                 entry.1.push((*algorithm, *digest));
             }
         }
-        write_atomically(&self.path, &encode(&all, &machine()))
+        let target = written_at(&self.path);
+        // What took the cache's place while the run went on is not replaced either.
+        if let Ok(metadata) = std::fs::symlink_metadata(&target) {
+            if !metadata.is_file() {
+                return Err(io::Error::other(format!(
+                    "it is now {}, left as it is",
+                    kind_of(&metadata)
+                )));
+            }
+        }
+        write_atomically(&target, &encode(&all, &machine()))
     }
 }
 
@@ -508,6 +597,7 @@ mod tests {
                 loaded: Files::default(),
                 learned: Mutex::new(Files::default()),
                 replace: false,
+                keep_out: false,
                 hits: AtomicU64::new(0),
                 misses: AtomicU64::new(0),
                 opened,
