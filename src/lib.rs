@@ -100,7 +100,7 @@ fn run_over_files(
     reporter: &Reporter,
     settings: &io::settings::RunSettings,
     line_end: u8,
-    work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> (ExitStatus, Counts),
+    work: impl FnOnce(&mut io::WholeLines<io::RawStdout>) -> (ExitStatus, Counts) + Send,
 ) -> ExitStatus {
     io::parallel::configure_threads(settings.threads);
     io::descriptors::prepare();
@@ -124,7 +124,8 @@ fn run_over_files(
     }
     let started = std::time::Instant::now();
     let bytes_before = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed);
-    let (status, counts) = work(&mut io::WholeLines::new(io::RawStdout, line_end));
+    let (status, counts) =
+        io::parallel::in_pool(|| work(&mut io::WholeLines::new(io::RawStdout, line_end)));
     let bytes = io::read::BYTES_HASHED.load(std::sync::atomic::Ordering::Relaxed) - bytes_before;
     let seconds = started.elapsed().as_secs_f64();
     if let (true, Some(filter)) = (settings.debug, config.mode.filter()) {

@@ -538,6 +538,91 @@ fn a_huge_thread_count_hashes_as_one_thread_does() {
     assert_eq!(many.stdout, one.stdout);
 }
 
+/// Where the system refuses threads (`ulimit -u`, a container's `pids.max`, an address space
+/// too small for `-j`'s stacks), fasthash hashes on what it is given, down to its own thread:
+/// every mode that shares work between threads prints what it prints unlimited, where
+/// rayon's pool, refused a thread, had panicked (exit 101, no output). `ulimit -u` binds an
+/// unprivileged user only, so as root (CI) the runs are `nobody`'s.
+#[test]
+fn refused_threads_lose_nothing() {
+    let dir = random_tree(200, 4);
+    // A file BLAKE3 splits over the threads, which b3sum's pool takes too.
+    write_file(dir.path(), "tree/big", random_bytes(3 << 20, 7));
+    let open_to_all = |path: &Path, mode: u32| {
+        fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap()
+    };
+    open_to_all(dir.path(), 0o755);
+    for entry in walkdir::WalkDir::new(dir.path().join("tree")) {
+        let entry = entry.unwrap();
+        open_to_all(
+            entry.path(),
+            if entry.file_type().is_dir() {
+                0o755
+            } else {
+                0o644
+            },
+        );
+    }
+    let sums = fasthash(dir.path())
+        .args(["-r", "-a", "sha256", "tree"])
+        .output();
+    fs::write(dir.path().join("SUMS"), &sums.stdout).unwrap();
+    open_to_all(&dir.path().join("SUMS"), 0o644);
+    let big = ["tree/big", "tree/d00/f0000"];
+    // Under an emulator (qemu-user, for the Arm tests) the limit binds the emulator too, whose
+    // own allocations for 64 threads fail in a gigabyte: there that part is left out.
+    let squeeze = "ulimit -v 1000000;";
+    let squeezable = !common::emulated();
+    if !squeezable {
+        eprintln!("skipped: ulimit -v 1000000 under an emulator, which needs more itself");
+    }
+    let modes: [(Option<&str>, Vec<&str>); 6] = [
+        (None, vec!["-r", "-a", "sha256", "tree"]),
+        (None, vec!["-r", "-a", "blake3", "-a", "md5", "tree"]),
+        (None, vec!["-a", "blake3", "tree/big"]),
+        (None, vec!["-c", "SUMS"]),
+        (Some("sha256sum"), vec!["-c", "SUMS"]),
+        (Some("b3sum"), big.to_vec()),
+    ];
+    for (name, args) in &modes {
+        let named = |run: common::Run| match name {
+            Some(name) => run.called(name),
+            None => run,
+        };
+        let unlimited = named(fasthash(dir.path())).args(args).output();
+        assert_eq!(unlimited.status.code(), Some(0), "{args:?}");
+        let Some(limited) = named(fasthash(dir.path())).process_limit(3).unprivileged() else {
+            return;
+        };
+        let limited = limited
+            .args(args)
+            .timeout(Duration::from_secs(120))
+            .output();
+        let what = format!("{name:?} {args:?} under ulimit -u 3");
+        assert_eq!(text(&limited.stderr), "", "{what}");
+        assert_eq!(limited.status.code(), Some(0), "{what}");
+        assert_eq!(limited.stdout, unlimited.stdout, "{what}");
+        if !squeezable {
+            continue;
+        }
+        // 64 threads' stacks, readers and malloc's arenas in a gigabyte of address space.
+        let threads = match name {
+            None => &["-j", "64"][..],
+            Some("b3sum") => &["--num-threads", "64"],
+            Some(_) => &[],
+        };
+        let squeezed = named(fasthash(dir.path()))
+            .shell(squeeze, "")
+            .args([threads, args].concat())
+            .timeout(Duration::from_secs(120))
+            .output();
+        let what = format!("{name:?} {threads:?} {args:?} under ulimit -v 1000000");
+        assert_eq!(text(&squeezed.stderr), "", "{what}");
+        assert_eq!(squeezed.status.code(), Some(0), "{what}");
+        assert_eq!(squeezed.stdout, unlimited.stdout, "{what}");
+    }
+}
+
 /// S3's values and `--cache` under the lowest limits that leave them room: each S3 value
 /// hashes its file itself (no copy of its descriptor, which had lost 414 of 3,000 files
 /// under `ulimit -n 8`), and the cache is written with one descriptor beside its directory's

@@ -50,10 +50,15 @@ pub fn run(cli: &B3sumCli) -> ExitStatus {
             .map(usize::from)
             .unwrap_or_else(crate::io::parallel::default_threads),
     );
+    crate::io::parallel::in_pool(|| hash_and_print(cli, &base, &files))
+}
+
+/// Each file's line, in order, as b3sum prints them; the status of the run.
+fn hash_and_print(cli: &B3sumCli, base: &blake3::Hasher, files: &[OsString]) -> ExitStatus {
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut failed = false;
-    for file in &files {
-        let result = hash(cli, &base, file).and_then(|output| write(cli, &mut out, file, output));
+    for file in files {
+        let result = hash(cli, base, file).and_then(|output| write(cli, &mut out, file, output));
         match result {
             Ok(()) => {}
             Err(Failure::Write(e)) => {

@@ -84,7 +84,9 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
         let check = check_mode(invocation.personality, &options);
         crate::io::parallel::configure_threads(check.run.threads);
         crate::io::descriptors::prepare();
-        let checked = crate::check::run(&check, &mut out, &Reporter::new(invocation));
+        let checked = crate::io::parallel::in_pool(|| {
+            crate::check::run(&check, &mut out, &Reporter::new(invocation))
+        });
         checked.status == ExitStatus::Success
     } else {
         hash_files(&options, &mut out)

@@ -257,6 +257,8 @@ pub(crate) enum Resource {
     Descriptors,
     /// `RLIMIT_AS` (`ulimit -v`): bytes of address space.
     AddressSpace,
+    /// `RLIMIT_NPROC` (`ulimit -u`): processes and threads of this user.
+    Processes,
 }
 
 /// The soft and hard limits on `resource`; None when the process cannot tell. Every limit
@@ -265,6 +267,7 @@ pub(crate) fn resource_limit(resource: Resource) -> Option<libc::rlimit> {
     let resource = match resource {
         Resource::Descriptors => libc::RLIMIT_NOFILE,
         Resource::AddressSpace => libc::RLIMIT_AS,
+        Resource::Processes => libc::RLIMIT_NPROC,
     };
     let mut limit = libc::rlimit {
         rlim_cur: 0,

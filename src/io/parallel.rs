@@ -15,8 +15,9 @@ use super::descriptors::{resource_limit, Resource};
 use super::Input;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// Whether a list of inputs must be read in order on one thread: standard input can be read
 /// only once, so a list naming it twice runs sequentially, as coreutils reads it.
@@ -331,14 +332,130 @@ impl<I, T, D: FnMut(usize, I, T) -> ControlFlow<()>> Reorder<I, T, D> {
 /// a short list) then starts none. Starting two threads and waiting for them was 0.6 ms of a
 /// one-file run's 3.2 (AMD EPYC, 2 cores). Every way into the pool, ours or a crate's
 /// (BLAKE3's `update_rayon`), gets the same size without having to be found and named here.
+///
+/// Where the system may refuse threads ([`threads_may_be_refused`]), the pool is made here
+/// instead, one of our own, and [`in_pool`] runs the work in it: a global pool whose threads
+/// could not all be started is lost to rayon for good (its first use then panics, as it did
+/// under `ulimit -u 3`), where ours is made again with half the threads, down to this thread
+/// alone. Has no effect when a pool already exists (a second run in one process): that one is
+/// kept.
 pub fn configure_threads(threads: usize) {
-    // A pool whose threads could not all be started is lost to rayon for good (its first use
-    // then panics): ask only for what fits in a limited address space. Has no effect when the
-    // pool already exists (a second run in one process): that one is kept.
+    if address_space_left().is_some() {
+        share_malloc_arenas();
+    }
     let threads = hashing_threads_that_fit(useful_threads(threads));
+    if threads_may_be_refused(threads) && OWN_POOL.get().is_none() {
+        if let Some(pool) = pool_that_starts(threads) {
+            let _ = OWN_POOL.set(pool);
+        }
+    }
     // Changing the environment races only with a thread reading it at the same moment: the
     // one other thread by now waits for signals, and reads nothing.
     std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
+}
+
+/// Whether this run found that the system may refuse it threads, and so hashes in a pool of
+/// its own ([`configure_threads`]): what needs a thread and can do without leaves it out.
+pub(crate) fn threads_are_scarce() -> bool {
+    OWN_POOL.get().is_some()
+}
+
+/// Where the address space is limited, has every thread allocate from the same two heaps:
+/// glibc gives threads heaps of their own, up to eight a core, each reserving 64 MiB of
+/// address space, and under `ulimit -v 1000000` with `-j 64` those reservations left an
+/// allocation of 128 KiB unmet (an abort). Threads then share heaps under a lock, which in a
+/// run that hashes costs nothing measurable: its allocations are few and large.
+fn share_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a parameter of the allocator; called before the run's threads.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// The pool [`configure_threads`] made where threads may be refused.
+static OWN_POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+
+/// Runs `work` where its parallel parts share the run's hashing threads: in the pool of our
+/// own when [`configure_threads`] made one, else here, with rayon's global pool started at
+/// its first use.
+pub fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    match OWN_POOL.get() {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// A pool of `threads`, or of as many as the system gives: half as many each time a thread
+/// is refused, and at last this thread alone, which needs none started. None only if even
+/// that cannot be had (this thread already works in a pool).
+fn pool_that_starts(threads: usize) -> Option<rayon::ThreadPool> {
+    let mut threads = threads;
+    while threads > 1 {
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(pool) => return Some(pool),
+            Err(_) => threads /= 2,
+        }
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .ok()
+}
+
+/// Whether starting a run's threads may fail: the address space is limited (`ulimit -v`:
+/// each thread's stack and malloc's arenas take from it), or the processes the user or the
+/// control group may still start (`ulimit -u`, a container's `pids.max`) leave little room
+/// beside what a run may start: `threads` hashing threads, readers, helpers. Asked once a
+/// run; rayon's own pool, started when first needed, is kept for every other case, as making
+/// a pool before any work cost a run of one small file 0.6 to 1 ms (AMD EPYC, 2 cores).
+fn threads_may_be_refused(threads: usize) -> bool {
+    let room_needed = 4 * (3 * threads + 64);
+    address_space_left().is_some()
+        || processes_allowed().is_some_and(|allowed| allowed < room_needed)
+        || group_processes_left().is_some_and(|left| left < room_needed)
+}
+
+/// The soft `RLIMIT_NPROC` (`ulimit -u`): the processes and threads this user may have, the
+/// running ones included; None when unlimited.
+fn processes_allowed() -> Option<usize> {
+    let limit = resource_limit(Resource::Processes)?;
+    (limit.rlim_cur != libc::RLIM_INFINITY)
+        .then(|| usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX))
+}
+
+/// What this process's control group and those above it still allow to start (their
+/// `pids.max` less `pids.current`, the least of them), cgroup v2 or v1's `pids` controller;
+/// None where none sets a limit or none can be read.
+fn group_processes_left() -> Option<usize> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let directory = groups.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        match controllers {
+            "" => Some(format!("/sys/fs/cgroup{path}")),
+            _ if controllers.split(',').any(|name| name == "pids") => {
+                Some(format!("/sys/fs/cgroup/pids{path}"))
+            }
+            _ => None,
+        }
+    })?;
+    let read = |directory: &Path, name: &str| -> Option<usize> {
+        std::fs::read_to_string(directory.join(name))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Path::new(&directory)
+        .ancestors()
+        .take_while(|directory| directory.starts_with("/sys/fs/cgroup"))
+        .filter_map(|directory| {
+            let most = read(directory, "pids.max")?;
+            Some(most.saturating_sub(read(directory, "pids.current").unwrap_or(0)))
+        })
+        .min()
 }
 
 /// The fewest hashing threads `-j` may ask for and get, whatever the cores: enough to stand in

@@ -79,12 +79,16 @@ impl Progress {
             ProgressChoice::Always => true,
             ProgressChoice::Auto => std::io::stderr().is_terminal(),
         };
-        // Standard input has no size to count; a bar over it would only guess.
-        if !wanted || inputs.contains(&Input::Stdin) {
+        // Standard input has no size to count; a bar over it would only guess. Where the
+        // system may refuse threads the bar, which needs two of its own (its counting walk
+        // and indicatif's ticks, a thread that panics if refused), is left out.
+        if !wanted || inputs.contains(&Input::Stdin) || super::parallel::threads_are_scarce() {
             return Progress { active: None };
         }
         let counts = Arc::new(Counts::default());
-        let counter = count_totals(Arc::clone(&counts), inputs.to_vec(), walk.clone());
+        let Some(counter) = count_totals(Arc::clone(&counts), inputs.to_vec(), walk.clone()) else {
+            return Progress { active: None };
+        };
         // Asked for by name, the bar shows at once; otherwise only work over a second gets one.
         let delay = if choice == ProgressChoice::Always {
             Duration::ZERO
@@ -171,9 +175,14 @@ impl Drop for Progress {
     }
 }
 
-/// The walk that counts what there is to hash, sizes only, on a thread of its own.
-fn count_totals(counts: Arc<Counts>, inputs: Vec<Input>, walk: WalkOptions) -> JoinHandle<()> {
-    std::thread::spawn(move || {
+/// The walk that counts what there is to hash, sizes only, on a thread of its own; None when
+/// no thread could be had.
+fn count_totals(
+    counts: Arc<Counts>,
+    inputs: Vec<Input>,
+    walk: WalkOptions,
+) -> Option<JoinHandle<()>> {
+    let spawned = std::thread::Builder::new().spawn(move || {
         // A pipe or a device has no size to add: the total is then only a lower bound, and
         // stays marked as still counted.
         let mut without_size = false;
@@ -196,7 +205,8 @@ fn count_totals(counts: Arc<Counts>, inputs: Vec<Input>, walk: WalkOptions) -> J
             }
         }
         counts.counting_done.store(!without_size, Ordering::Relaxed);
-    })
+    });
+    spawned.ok()
 }
 
 /// Where the run is each time indicatif draws the bar: the bytes since the bar started (the

@@ -53,6 +53,13 @@ pub fn write_file(dir: &Path, name: impl AsRef<[u8]>, content: impl AsRef<[u8]>)
     std::fs::write(path, content).unwrap();
 }
 
+/// Whether these tests run under an emulator (qemu-user, as the Arm tests do on x86-64): the
+/// machine's own programs then report another architecture than the one they were built for.
+pub fn emulated() -> bool {
+    let machine = std::process::Command::new("uname").arg("-m").output();
+    machine.is_ok_and(|machine| text(&machine.stdout).trim() != std::env::consts::ARCH)
+}
+
 /// Makes a FIFO at `dir/name` (with `/` for folders it creates), for a test to feed while
 /// fasthash reads it.
 pub fn make_fifo(dir: &Path, name: &str) -> PathBuf {

@@ -25,6 +25,8 @@ pub struct Run {
     shell: Option<(String, String)>,
     /// A program that runs this one, with its own arguments first (`setpriv ... --`).
     wrapper: Option<(PathBuf, Vec<OsString>)>,
+    /// `RLIMIT_NPROC` for the child, set before it starts anything.
+    process_limit: Option<u64>,
     input: Option<Vec<u8>>,
     /// Killed after this long: a run that would wait forever fails its test instead.
     timeout: Option<std::time::Duration>,
@@ -51,6 +53,7 @@ pub fn program(program: impl AsRef<OsStr>, dir: &Path) -> Run {
         name: None,
         shell: None,
         wrapper: None,
+        process_limit: None,
         input: None,
         timeout: None,
         stdin: None,
@@ -151,6 +154,14 @@ impl Run {
         Some(self)
     }
 
+    /// Runs with `RLIMIT_NPROC` (`ulimit -u`, which `sh` lacks) lowered to `processes`, set in
+    /// the child before it starts the program or its wrapper. It binds an unprivileged user
+    /// only: as root, combine it with [`Run::unprivileged`].
+    pub fn process_limit(mut self, processes: u64) -> Self {
+        self.process_limit = Some(processes);
+        self
+    }
+
     /// Runs with the clock `seconds` ahead of the file system's times, through `faketime` (the
     /// library [`faketime`] found): files written just now then look that old to the program,
     /// and a test of what it does with older files need not wait. Only the clock moves: file
@@ -186,6 +197,20 @@ impl Run {
             (None, None) => Command::new(program),
         };
         command.current_dir(&self.dir).args(&self.args);
+        if let Some(processes) = self.process_limit {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: processes,
+                rlim_max: processes,
+            };
+            // SAFETY: setrlimit is async-signal-safe, and reads only the struct moved in.
+            unsafe {
+                command.pre_exec(move || match libc::setrlimit(libc::RLIMIT_NPROC, &limit) {
+                    0 => Ok(()),
+                    _ => Err(std::io::Error::last_os_error()),
+                });
+            }
+        }
         for (key, value) in &self.env {
             match value {
                 Some(value) => command.env(key, value),
