@@ -270,3 +270,34 @@ fn a_limited_address_space_still_checks_and_hashes() {
         assert_eq!(limited.stdout, unlimited.stdout, "-j {threads}");
     }
 }
+
+/// A line longer than any checksum line can be (a disk image given to `-c` by mistake) is an
+/// improperly formatted line, as in coreutils, and is read through in bounded memory: under an
+/// address space 64 MB above what the program needs to start, a 100 MiB line, which had been
+/// kept whole (and aborted the run there), is followed by the lines after it.
+#[test]
+fn a_line_longer_than_any_checksum_line_is_improperly_formatted_in_bounded_memory() {
+    let (dir, lines) = setup();
+    let (_, line) = lines.iter().find(|(name, _)| *name == "sha256sum").unwrap();
+    let mut manifest = vec![b'a'; 100 << 20];
+    manifest.push(b'\n');
+    manifest.extend_from_slice(line.as_bytes());
+    std::fs::write(dir.path().join("long.sums"), &manifest).unwrap();
+    drop(manifest);
+    let limit = format!("ulimit -v {};", least_address_space(dir.path()) + 64_000);
+    let checked = called(dir.path(), "sha256sum")
+        .args(["-c", "-w", "--strict", "long.sums"])
+        .shell(&limit, "")
+        .timeout(DEADLINE)
+        .output();
+    assert_eq!(text(&checked.stdout), "f: OK\n");
+    let stderr = text(&checked.stderr);
+    // The program names itself by the path it was run by.
+    assert!(
+        stderr.contains("sha256sum: long.sums: 1: improperly formatted SHA256 checksum line\n")
+            && stderr.ends_with("sha256sum: WARNING: 1 line is improperly formatted\n")
+            && stderr.lines().count() == 2,
+        "{stderr}"
+    );
+    assert_eq!(checked.status.code(), Some(1), "{stderr}");
+}

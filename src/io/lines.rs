@@ -11,6 +11,17 @@ use std::io::{self, Read};
 /// How much is read at a time; a longer line grows the buffer to fit, as `getline` does.
 const CAPACITY: usize = 64 * 1024;
 
+/// The longest line kept: 16 MiB, thousands of times the longest a checksum line can be (a
+/// digest and a path, whose every component is at most 255 bytes). A longer line is read
+/// through and handed out as [`OVERLONG`], so memory stays bounded whatever the input (a 4 GiB
+/// disk image given to `-c` by mistake had taken 8 GB, and aborted under `ulimit -v`).
+const LONGEST_LINE: usize = 16 * 1024 * 1024;
+
+/// What stands for a line too long to keep: one NUL, which no format takes for a checksum
+/// line (where an empty line would be skipped), so it counts as improperly formatted, as the
+/// long line itself does in coreutils.
+const OVERLONG: &[u8] = b"\0";
+
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Lines split on a terminator: one CR before a newline is dropped (unless
@@ -32,6 +43,12 @@ pub struct LineReader<R: Read> {
     /// A read error met after part of a line, reported after that part is handed out (as
     /// `getline` hands out what it has before the error shows).
     error: Option<io::Error>,
+    /// The line being read is longer than [`LONGEST_LINE`]: its bytes are dropped as they
+    /// come, and it is handed out as [`OVERLONG`].
+    overlong: bool,
+    /// The buffer up to here holds no terminator after `start`: a long line is searched once,
+    /// not again at each read.
+    searched: usize,
 }
 
 impl<R: Read> LineReader<R> {
@@ -46,15 +63,18 @@ impl<R: Read> LineReader<R> {
             strip_cr: terminator == b'\n',
             eof: false,
             error: None,
+            overlong: false,
+            searched: 0,
         }
     }
 
     /// Where the next line ends (the terminator's index), if the buffer holds all of it.
     fn terminator_at(&self) -> Option<usize> {
-        self.buffer[self.start..self.end]
+        let from = self.start.max(self.searched);
+        self.buffer[from..self.end]
             .iter()
             .position(|&b| b == self.terminator)
-            .map(|i| self.start + i)
+            .map(|i| from + i)
     }
 
     /// Hands out each line whole, with any CR before its newline: for a program that reads
@@ -75,6 +95,14 @@ impl<R: Read> LineReader<R> {
         Some(self.take(end, end + 1))
     }
 
+    /// Drops what the buffer holds of a line too long to keep.
+    fn drop_overlong(&mut self) {
+        self.overlong = true;
+        self.start = 0;
+        self.end = 0;
+        self.searched = 0;
+    }
+
     /// The next line, reading as long as it takes; `None` at the end of the input.
     pub fn read_line(&mut self) -> io::Result<Option<&[u8]>> {
         loop {
@@ -86,11 +114,15 @@ impl<R: Read> LineReader<R> {
                 return Err(self.error.take().expect("checked"));
             }
             if self.eof || self.error.is_some() {
-                if self.start == self.end {
+                if self.start == self.end && !std::mem::take(&mut self.overlong) {
                     return Ok(None);
                 }
                 let end = self.end;
                 return Ok(Some(self.take(end, end)));
+            }
+            self.searched = self.end;
+            if self.end - self.start >= LONGEST_LINE {
+                self.drop_overlong();
             }
             self.fill();
         }
@@ -100,6 +132,7 @@ impl<R: Read> LineReader<R> {
     fn fill(&mut self) {
         if self.start > 0 {
             self.buffer.copy_within(self.start..self.end, 0);
+            self.searched = self.searched.saturating_sub(self.start);
             self.end -= self.start;
             self.start = 0;
         }
@@ -123,10 +156,15 @@ impl<R: Read> LineReader<R> {
         }
     }
 
-    /// Hands out `buffer[start..line_end]` and moves past `next`.
+    /// Hands out `buffer[start..line_end]` and moves past `next`; [`OVERLONG`] if the line was
+    /// too long to keep.
     fn take(&mut self, line_end: usize, next: usize) -> &[u8] {
         let mut start = self.start;
         self.start = next;
+        if std::mem::take(&mut self.overlong) {
+            self.strip_bom = false;
+            return OVERLONG;
+        }
         if std::mem::take(&mut self.strip_bom) && self.buffer[start..line_end].starts_with(BOM) {
             start += BOM.len();
         }
@@ -203,6 +241,33 @@ mod tests {
             assert_eq!(lines(b"a\r\0", b'\0', false, step), [&b"a\r"[..]]);
             assert!(lines(b"", b'\n', true, step).is_empty());
         }
+    }
+
+    /// A line longer than [`LONGEST_LINE`] comes out as [`OVERLONG`], whether a terminator or
+    /// the end of the input ends it, the lines around it whole, and the buffer never holds
+    /// much more than the longest line kept.
+    #[test]
+    fn a_line_too_long_to_keep_comes_out_as_one_nul() {
+        let long = vec![b'a'; 2 * LONGEST_LINE + 12_345];
+        let mut input = b"first\n".to_vec();
+        input.extend_from_slice(&long);
+        input.extend_from_slice(b"\nlast\n");
+        input.extend_from_slice(&long);
+        let mut reader = LineReader::new(&input[..], b'\n', true);
+        let mut got = Vec::new();
+        let mut most = 0;
+        while let Some(line) = reader.read_line().unwrap() {
+            got.push(line.to_vec());
+            most = most.max(reader.buffer.len());
+        }
+        assert_eq!(got, [&b"first"[..], OVERLONG, b"last", OVERLONG]);
+        assert!(most <= 2 * LONGEST_LINE, "{most}");
+        // Just short of it, a line is kept whole.
+        let kept = vec![b'b'; LONGEST_LINE - 1];
+        let input = [&kept[..], b"\n"].concat();
+        let mut reader = LineReader::new(&input[..], b'\n', false);
+        assert_eq!(reader.read_line().unwrap(), Some(&kept[..]));
+        assert_eq!(reader.read_line().unwrap(), None);
     }
 
     #[test]
