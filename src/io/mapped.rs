@@ -60,7 +60,10 @@ unsafe impl Sync for Mapping {}
 
 impl Mapping {
     /// Maps `len` bytes of `file` (its size when opened; `len` > 0). `Ok(None)` when no
-    /// guarded slot is free or the handler could not be installed: the caller reads instead.
+    /// guarded slot is free, the handler could not be installed, or the file cannot be mapped:
+    /// the caller reads instead. A mapping reads nothing, so its failure says nothing of the
+    /// file's bytes: no address space left (`ulimit -v`, ENOMEM), or a file system that does
+    /// not map (sysfs, ENODEV, where `--mmap` had reported readable files as unreadable).
     pub fn new(file: &File, len: u64) -> io::Result<Option<Mapping>> {
         if !install_handler() {
             return Ok(None);
@@ -81,9 +84,8 @@ impl Mapping {
             )
         };
         if ptr == libc::MAP_FAILED {
-            let error = io::Error::last_os_error();
             REGISTRY[slot].start.store(0, Ordering::Release);
-            return Err(error);
+            return Ok(None);
         }
         register(slot, ptr as usize, len);
         Ok(Some(Mapping {

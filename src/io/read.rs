@@ -268,12 +268,7 @@ pub(crate) fn hash_file_with<H: Hashing>(
         .mmap
         .maps(len)
         .then(|| Mapping::new(file, len))
-        .transpose()
-        .or_else(|error| match error.raw_os_error() {
-            // No address space for it (`ulimit -v`): the file is read instead.
-            Some(libc::ENOMEM) => Ok(None),
-            _ => Err(error),
-        })?
+        .transpose()?
         .flatten()
     {
         Some(mapping) => {
