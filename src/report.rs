@@ -93,8 +93,13 @@ impl Reporter {
     /// earned by then (output that went out whole has; a check that stopped before it verified
     /// everything has not). Any other failure (a full disk, a closed descriptor) is reported
     /// as `write error: REASON` and fails the run.
+    ///
+    /// Where whoever started fasthash had SIGPIPE ignored (`trap '' PIPE`), coreutils is not
+    /// ended by it but sees the write fail, and says so: `write error`, exit 1. So does
+    /// fasthash then, with the reason (`write error: Broken pipe`), where it had exited 0 in
+    /// silence with the output lost.
     pub fn output_failed(&self, error: io::Error, so_far: ExitStatus) -> ExitStatus {
-        if error.kind() == io::ErrorKind::BrokenPipe {
+        if error.kind() == io::ErrorKind::BrokenPipe && !sigpipe_was_ignored() {
             return so_far;
         }
         self.error(&Error::Write(error));
@@ -116,5 +121,30 @@ impl Reporter {
     /// An error placed after what `out` holds so far (see [`Reporter::say_after`]).
     pub fn error_after(&self, out: &mut impl Write, error: &Error) -> io::Result<()> {
         self.say_after(out, &Message::Error(error))
+    }
+}
+
+/// Whether SIGPIPE was ignored when the process started. Rust's runtime ignores it before
+/// `main` runs, so the disposition inherited from the parent is read earlier still, by a
+/// function the C runtime calls before `main` (as `.init_array` entries are).
+fn sigpipe_was_ignored() -> bool {
+    SIGPIPE_IGNORED_AT_START.load(Ordering::Relaxed)
+}
+
+static SIGPIPE_IGNORED_AT_START: AtomicBool = AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static READ_SIGPIPE_AT_START: extern "C" fn() = read_sigpipe_at_start;
+
+#[cfg(target_os = "linux")]
+extern "C" fn read_sigpipe_at_start() {
+    // SAFETY: sigaction with no new action only reads the current one into `old`, ours.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0 {
+            SIGPIPE_IGNORED_AT_START.store(old.sa_sigaction == libc::SIG_IGN, Ordering::Relaxed);
+        }
     }
 }

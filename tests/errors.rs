@@ -169,6 +169,49 @@ fn closed_pipe_ends_quietly() {
     assert_eq!(output.status.code(), Some(0), "not killed by a signal");
 }
 
+/// Started with SIGPIPE ignored (`trap '' PIPE`), coreutils is not ended by a closed pipe
+/// but sees its write fail and says so (`write error`, exit 1), under its own name, `-c`
+/// included; so does fasthash, with the reason, where it had exited 0 in silence.
+#[test]
+fn a_closed_pipe_with_sigpipe_ignored_is_a_write_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"data").unwrap();
+    let names = vec!["f"; 3000];
+    let line = String::from_utf8(fasthash(dir.path()).arg("f").output().stdout).unwrap();
+    std::fs::write(dir.path().join("SUMS"), line.repeat(3000)).unwrap();
+    for (program, args) in [
+        (None, names.clone()),
+        (None, vec!["-c", "SUMS"]),
+        (Some("sha256sum"), names.clone()),
+    ] {
+        for ignored in [true, false] {
+            // A pipe whose reader is gone before the first write.
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            let run = match program {
+                Some(name) => fasthash(dir.path()).called(name),
+                None => fasthash(dir.path()),
+            };
+            let trap = if ignored { "trap '' PIPE;" } else { "" };
+            let output = run
+                .args(&args)
+                .shell(trap, "")
+                .redirect_stdout(writer)
+                .output();
+            let what = format!("{program:?} {:?}, SIGPIPE ignored: {ignored}", &args[..1]);
+            let name = program.unwrap_or("fasthash");
+            // Not ignored: quiet, with what the run had earned (a check cut short has not).
+            let earned = if args[0] == "-c" { 1 } else { 0 };
+            let (stderr, code) = match ignored {
+                true => (format!("{name}: write error: Broken pipe\n"), 1),
+                false => (String::new(), earned),
+            };
+            assert_eq!(text(&output.stderr), stderr, "{what}");
+            assert_eq!(output.status.code(), Some(code), "{what}");
+        }
+    }
+}
+
 #[test]
 fn unknown_algorithm_is_a_usage_error_listing_valid_names() {
     let dir = tempfile::tempdir().unwrap();
