@@ -204,10 +204,13 @@ fn drive<T: Send>(
         shard,
         batch,
     } = job;
-    let mut status = ExitStatus::Success;
     let mut counts = Counts::default();
-    let Some(inputs) = inputs_named(files, reporter) else {
+    let Some((inputs, list_failed)) = inputs_named(files, reporter) else {
         return (ExitStatus::Failure, counts);
+    };
+    let mut status = match list_failed {
+        true => ExitStatus::Failure,
+        false => ExitStatus::Success,
     };
     // A batch's files are held open together: as many as the descriptor budget allows.
     let size = match batch.read_ahead {
@@ -280,17 +283,25 @@ fn drive<T: Send>(
     (status, counts)
 }
 
-/// The inputs as named: on the command line, or in `--files-from`'s list. A list that cannot
-/// be read is reported, and nothing is hashed.
-fn inputs_named(files: &Files, reporter: &Reporter) -> Option<Vec<Input>> {
+/// The inputs as named: on the command line, or in `--files-from`'s list, and whether the
+/// list held an empty entry (reported here, before the output; the other names are hashed). A
+/// list that cannot be read is reported, and nothing is hashed.
+fn inputs_named(files: &Files, reporter: &Reporter) -> Option<(Vec<Input>, bool)> {
     let Some(list) = &files.names_from else {
-        return Some(files.inputs.clone());
+        return Some((files.inputs.clone(), false));
     };
+    let name = list.source.name_bytes();
     match read_name_list(&list.source, list.zero_terminated) {
-        Ok(names) => Some(names.iter().map(|name| listed_input(name)).collect()),
+        Ok(read) => {
+            for &entry in &read.empty_entries {
+                reporter.say(&Message::EmptyListEntry { list: name, entry });
+            }
+            let inputs = read.names.iter().map(|name| listed_input(name)).collect();
+            Some((inputs, !read.empty_entries.is_empty()))
+        }
         Err(source) => {
             reporter.error(&Error::Input {
-                name: list.source.name_bytes().to_vec(),
+                name: name.to_vec(),
                 source,
             });
             None

@@ -282,6 +282,20 @@ fn files_from_and_files0_from_read_names_as_gnu_does() {
         .output();
     assert_eq!(from_stdin.stdout, direct.stdout);
 
+    // An empty name is an error of its entry, as `wc --files0-from` reports it; the other
+    // names are hashed, and the status says something failed.
+    fs::write(dir.path().join("gaps0"), b"\0one\0two words\0\0new\nline\0").unwrap();
+    let gaps = fasthash(dir.path())
+        .args(["--files0-from", "gaps0"])
+        .output();
+    assert_eq!(gaps.stdout, direct.stdout);
+    assert_eq!(
+        text(&gaps.stderr),
+        "fasthash: gaps0:1: invalid zero-length file name\n\
+         fasthash: gaps0:4: invalid zero-length file name\n"
+    );
+    assert_eq!(gaps.status.code(), Some(1));
+
     let missing = fasthash(dir.path())
         .args(["--files-from", "no-such-list"])
         .output();

@@ -70,6 +70,12 @@ pub enum Message<'a> {
         name: &'a [u8],
         reason: &'a str,
     },
+    /// `--files0-from`: an empty name at entry `entry` (from 1) of the list, as GNU's
+    /// `wc --files0-from` words it.
+    EmptyListEntry {
+        list: &'a [u8],
+        entry: usize,
+    },
     /// `--verify-s3`: JSON that is not what S3 prints for an object.
     NotS3Json {
         name: &'a [u8],
@@ -180,6 +186,9 @@ impl Message<'_> {
                 b"Error: a failure occurred reading the input file.".to_vec()
             }
             Message::Named { name, reason } => with_name(name, &format!(": {reason}")),
+            Message::EmptyListEntry { list, entry } => {
+                with_name(list, &format!(":{entry}: invalid zero-length file name"))
+            }
             Message::NotS3Json { name, reason } => {
                 with_name(name, &format!(": not S3 object JSON: {reason}"))
             }

@@ -560,27 +560,32 @@ fn is_directory(path: &Path) -> bool {
     long_paths::metadata(path).is_ok_and(|metadata| metadata.is_dir())
 }
 
+/// The names of a `--files-from` or `--files0-from` list.
+#[derive(Debug, Default, PartialEq)]
+pub struct NameList {
+    pub names: Vec<Vec<u8>>,
+    /// The entries (counted from 1) of a NUL-separated list that were empty: each an error,
+    /// reported as GNU's `wc --files0-from` reports it (`LIST:2: invalid zero-length file
+    /// name`), while the other names are still read.
+    pub empty_entries: Vec<usize>,
+}
+
 /// Names read from `--files-from` (`zero`: `--files0-from`). GNU's rules: names end with a
-/// newline (a NUL); an empty name in a NUL-separated list is an error; `-` is read as a file
-/// name in the list only when the list is not standard input.
-pub fn read_name_list(source: &Input, zero: bool) -> io::Result<Vec<Vec<u8>>> {
+/// newline (a NUL); an empty name in a NUL-separated list is an error, in a list of lines it
+/// is skipped; `-` is read as a file name in the list only when the list is not standard input.
+pub fn read_name_list(source: &Input, zero: bool) -> io::Result<NameList> {
     let data = super::read_all(source)?;
     let separator = crate::format::line_end(zero);
-    let mut names = Vec::new();
+    let mut list = NameList::default();
     for (index, name) in io::Cursor::new(&data).split(separator).enumerate() {
         let name = name?;
-        if name.is_empty() {
-            if zero {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("invalid zero-length file name at entry {}", index + 1),
-                ));
-            }
-            continue;
+        match (name.is_empty(), zero) {
+            (false, _) => list.names.push(name),
+            (true, true) => list.empty_entries.push(index + 1),
+            (true, false) => {}
         }
-        names.push(name);
     }
-    Ok(names)
+    Ok(list)
 }
 
 /// An `Input` for a name read from a list: `-` in a list is a file named `-`.
@@ -794,12 +799,18 @@ mod tests {
         let list = dir.join("list");
         std::fs::write(&list, b"a\n\nb c\n-\n").unwrap();
         let names = read_name_list(&Input::Path(list.clone()), false).unwrap();
-        assert_eq!(names, vec![b"a".to_vec(), b"b c".to_vec(), b"-".to_vec()]);
-        std::fs::write(&list, b"a\0\0b").unwrap();
-        assert!(read_name_list(&Input::Path(list.clone()), true).is_err());
+        assert_eq!(
+            names.names,
+            vec![b"a".to_vec(), b"b c".to_vec(), b"-".to_vec()]
+        );
+        assert!(names.empty_entries.is_empty());
+        std::fs::write(&list, b"a\0\0b\0\0").unwrap();
+        let names = read_name_list(&Input::Path(list.clone()), true).unwrap();
+        assert_eq!(names.names, vec![b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(names.empty_entries, vec![2, 4]);
         std::fs::write(&list, b"a\nb\0c\0").unwrap();
         let names = read_name_list(&Input::Path(list), true).unwrap();
-        assert_eq!(names, vec![b"a\nb".to_vec(), b"c".to_vec()]);
+        assert_eq!(names.names, vec![b"a\nb".to_vec(), b"c".to_vec()]);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
