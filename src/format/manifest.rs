@@ -162,10 +162,6 @@ fn lookup_tag(tag: &[u8]) -> Option<(Algorithm, bool)> {
         .map(|algorithm| (algorithm, false))
 }
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
-}
-
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
@@ -297,7 +293,7 @@ impl LineParser {
         }
         let mut i = line
             .iter()
-            .position(|&b| !is_space(b))
+            .position(|&b| !is_blank(b))
             .unwrap_or(line.len());
         if i == line.len() {
             // Blank characters only: coreutils finds no digest there.
@@ -400,10 +396,9 @@ impl LineParser {
             .position(|&b| !is_digest_char(b))
             .unwrap_or(s.len());
         let digest_text = &s[..digest_end];
-        // The digest must be followed by a blank, and something after it.
-        if digest_end + 1 >= s.len() + usize::from(digest_end == s.len())
-            || !is_space(s[digest_end])
-        {
+        // The digest must be followed by a blank (a space or a tab, as coreutils' `c_isblank`;
+        // not a CR or a form feed), and something after it.
+        if digest_end + 1 >= s.len() || !is_blank(s[digest_end]) {
             return Line::Improper;
         }
         let mut j = digest_end + 1;
@@ -440,7 +435,9 @@ impl LineParser {
 
         // `DIGEST  NAME` / `DIGEST *NAME`, or the single-blank layout `DIGEST NAME`; coreutils
         // refuses to mix the two in one manifest.
-        let single_blank = s.len() - j == 0 || (s[j] != b' ' && s[j] != b'*');
+        // One byte left is the name, whatever it is (`DIGEST *` names the file `*`, as in
+        // coreutils, and `DIGEST  ` the file ` `).
+        let single_blank = s.len() - j == 1 || (s[j] != b' ' && s[j] != b'*');
         if single_blank {
             if self.single_blank_layout == Some(false) {
                 return Line::Improper;
@@ -479,7 +476,9 @@ impl LineParser {
         if let Some(nul) = name.iter().position(|&b| b == 0) {
             name.truncate(nul);
         }
-        if name.is_empty() || (self.options.manifest_is_stdin && name == b"-") {
+        // An empty name (`SHA256 () = ...`, or one starting with a NUL) is taken, as coreutils
+        // takes it: a file that cannot be opened.
+        if self.options.manifest_is_stdin && name == b"-" {
             return None;
         }
         Some(name)
@@ -765,6 +764,34 @@ mod tests {
             )
             .name,
             b"f"
+        );
+    }
+
+    /// Blanks are a space or a tab, as coreutils' `c_isblank`: a CR, a vertical tab or a form
+    /// feed is neither the separator nor a leading blank. One byte after the separator is
+    /// the name, whatever it is, and an empty tagged name is taken: coreutils reports those
+    /// files as not found, where they had been improperly formatted lines.
+    #[test]
+    fn blanks_and_the_shortest_names_are_coreutils_own() {
+        for other in ["\r", "\x0b", "\x0c"] {
+            let separated = format!("{H}{other}f");
+            assert_eq!(outcome(sha256_only(), separated.as_bytes()), Line::Improper);
+            let leading = format!("{other}{H}  f");
+            assert_eq!(outcome(sha256_only(), leading.as_bytes()), Line::Improper);
+        }
+        assert_eq!(
+            entry(sha256_only(), format!("\t {H}  f").as_bytes()).name,
+            b"f"
+        );
+        assert_eq!(entry(sha256_only(), format!("{H} *").as_bytes()).name, b"*");
+        assert_eq!(entry(sha256_only(), format!("{H}  ").as_bytes()).name, b" ");
+        assert_eq!(
+            outcome(sha256_only(), format!("{H} ").as_bytes()),
+            Line::Improper
+        );
+        assert_eq!(
+            entry(sha256_only(), format!("SHA256 () = {H}").as_bytes()).name,
+            b""
         );
     }
 
