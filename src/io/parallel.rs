@@ -55,7 +55,7 @@ pub fn for_each_ordered<I, P, T, R, W, D>(
     W: Fn(&I, P) -> T + Sync,
     D: FnMut(usize, I, T) -> ControlFlow<()> + Send,
 {
-    if stages.threads <= 1 && stages.readers <= 1 {
+    if stages.threads <= 1 && stages.readers <= 1 || pool_is_the_work_alone() {
         for (index, item) in items.enumerate() {
             let result = work(&item, read(&item));
             if deliver(index, item, result).is_break() {
@@ -391,7 +391,7 @@ pub fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 /// that cannot be had (this thread already works in a pool).
 fn pool_that_starts(threads: usize) -> Option<rayon::ThreadPool> {
     let mut threads = threads;
-    while threads > 1 {
+    while threads >= 1 {
         match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             Ok(pool) => return Some(pool),
             Err(_) => threads /= 2,
@@ -402,6 +402,17 @@ fn pool_that_starts(threads: usize) -> Option<rayon::ThreadPool> {
         .use_current_thread()
         .build()
         .ok()
+}
+
+/// Whether the run's work has the pool to itself, one thread: the pool of our own
+/// ([`in_pool`]) runs the work on one of its threads, so with one thread (all the system
+/// gave, or this thread alone) nothing else would run the hashing jobs the pipeline hands it
+/// while it waits for them. The pipeline then runs item after item on that thread, as with one
+/// reader and one hashing thread ([`for_each_ordered`]).
+fn pool_is_the_work_alone() -> bool {
+    OWN_POOL
+        .get()
+        .is_some_and(|pool| pool.current_num_threads() <= 1)
 }
 
 /// Whether starting a run's threads may fail: the address space is limited (`ulimit -v`:
