@@ -160,8 +160,12 @@ fn load(path: &Path) -> Result<Files, Ignored> {
         Ok(_) => {}
     }
     let mut file = long_paths::open_file(path).map_err(|e| left(e.to_string()))?;
-    let mut start = vec![0; MAGIC.len()];
-    let read = read_up_to(&mut file, &mut start).map_err(|e| left(e.to_string()))?;
+    let mut start = Vec::with_capacity(MAGIC.len());
+    (&mut file)
+        .take(MAGIC.len() as u64)
+        .read_to_end(&mut start)
+        .map_err(|e| left(e.to_string()))?;
+    let read = start.len();
     // A file shorter than the mark that starts as it does is a cache cut short: damaged.
     if start[..read] != MAGIC[..read] {
         return Err(left(
@@ -175,20 +179,6 @@ fn load(path: &Path) -> Result<Files, Ignored> {
         reason,
         rewritten: true,
     })
-}
-
-/// Reads until `buffer` is full or the file ends; how many bytes came.
-fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match file.read(&mut buffer[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 /// What a file that is not a regular one is, in a few words.

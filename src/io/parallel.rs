@@ -120,8 +120,8 @@ const HASHING_THREAD_COST: usize = 4 * 1024 * 1024;
 
 /// How many of `wanted` hashing threads fit: all, unless the address space is limited, where
 /// they may take half of what is left; one at least.
-fn hashing_threads_that_fit(wanted: usize) -> usize {
-    address_space_left().map_or(wanted, |left| {
+fn hashing_threads_that_fit(wanted: usize, address_space_left: Option<usize>) -> usize {
+    address_space_left.map_or(wanted, |left| {
         wanted.min(left / 2 / HASHING_THREAD_COST).max(1)
     })
 }
@@ -333,18 +333,21 @@ impl<I, T, D: FnMut(usize, I, T) -> ControlFlow<()>> Reorder<I, T, D> {
 /// one-file run's 3.2 (AMD EPYC, 2 cores). Every way into the pool, ours or a crate's
 /// (BLAKE3's `update_rayon`), gets the same size without having to be found and named here.
 ///
-/// Where the system may refuse threads ([`threads_may_be_refused`]), the pool is made here
-/// instead, one of our own, and [`in_pool`] runs the work in it: a global pool whose threads
+/// Where the system may refuse threads (a limited address space, or
+/// [`processes_may_be_refused`]), the pool is made here instead, one of our own, and [`in_pool`] runs the work in it: a global pool whose threads
 /// could not all be started is lost to rayon for good (its first use then panics, as it did
 /// under `ulimit -u 3`), where ours is made again with half the threads, down to this thread
 /// alone. Has no effect when a pool already exists (a second run in one process): that one is
 /// kept.
 pub fn configure_threads(threads: usize) {
-    if address_space_left().is_some() {
+    // Read once (it reads /proc/self/status where the address space is limited).
+    let address_space = address_space_left();
+    if address_space.is_some() {
         share_malloc_arenas();
     }
-    let threads = hashing_threads_that_fit(useful_threads(threads));
-    if threads_may_be_refused(threads) && OWN_POOL.get().is_none() {
+    let threads = hashing_threads_that_fit(useful_threads(threads), address_space);
+    let refused = address_space.is_some() || processes_may_be_refused(threads);
+    if refused && OWN_POOL.get().is_none() {
         if let Some(pool) = pool_that_starts(threads) {
             let _ = OWN_POOL.set(pool);
         }
@@ -415,16 +418,15 @@ fn pool_is_the_work_alone() -> bool {
         .is_some_and(|pool| pool.current_num_threads() <= 1)
 }
 
-/// Whether starting a run's threads may fail: the address space is limited (`ulimit -v`:
-/// each thread's stack and malloc's arenas take from it), or the processes the user or the
-/// control group may still start (`ulimit -u`, a container's `pids.max`) leave little room
-/// beside what a run may start: `threads` hashing threads, readers, helpers. Asked once a
+/// Whether starting a run's threads may fail for want of processes (a limited address space,
+/// where each thread's stack and malloc's arenas take from it, is the other reason, asked by
+/// the caller): what the user or the control group may still start (`ulimit -u`, a
+/// container's `pids.max`) leaves little room beside what a run may start: `threads` hashing threads, readers, helpers. Asked once a
 /// run; rayon's own pool, started when first needed, is kept for every other case, as making
 /// a pool before any work cost a run of one small file 0.6 to 1 ms (AMD EPYC, 2 cores).
-fn threads_may_be_refused(threads: usize) -> bool {
+fn processes_may_be_refused(threads: usize) -> bool {
     let room_needed = 4 * (3 * threads + 64);
-    address_space_left().is_some()
-        || processes_allowed().is_some_and(|allowed| allowed < room_needed)
+    processes_allowed().is_some_and(|allowed| allowed < room_needed)
         || group_processes_left().is_some_and(|left| left < room_needed)
 }
 
