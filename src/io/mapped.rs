@@ -128,6 +128,12 @@ impl Mapping {
         self.advise(range, libc::MADV_DONTNEED);
     }
 
+    /// Asks the kernel to start reading `range` into the page cache (`MADV_WILLNEED`) and
+    /// returns without waiting; advice only, errors change nothing.
+    pub fn will_need(&self, range: std::ops::Range<usize>) {
+        self.advise(range, libc::MADV_WILLNEED);
+    }
+
     pub fn advise_sequential(&self) {
         self.advise(0..self.len, libc::MADV_SEQUENTIAL);
     }
