@@ -145,6 +145,7 @@ fn open_one(path: &Path, mmap: MmapChoice) -> io::Result<Opening> {
         // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
         // asking for it here as well measured slower on a cold disk (its requests cut across
         // the readahead's larger ones).
+        waited_for_device();
         ask_ahead(&opening.file, 0, len);
     }
     Ok(opening)
@@ -175,6 +176,24 @@ impl Opening {
             _ => Opened::Open(self.file),
         }
     }
+}
+
+thread_local! {
+    /// Whether a read of this thread's latest batches had to wait for the device, or could not
+    /// ask without waiting: set by the batch's reads, taken by [`batch_waited_for_device`].
+    static WAITED_FOR_DEVICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(crate) fn waited_for_device() {
+    WAITED_FOR_DEVICE.set(true);
+}
+
+/// Whether a read of the batches opened on this thread since the last call had to wait for the
+/// device (or for a file system that cannot say without waiting). False where every small
+/// file came whole from the page cache: the reader then did work of the CPU, and another
+/// reader would only share the same cores ([`super::parallel`] starts one for reads in flight).
+pub(crate) fn batch_waited_for_device() -> bool {
+    WAITED_FOR_DEVICE.replace(false)
 }
 
 /// The run's files, as the page cache has held them lately ([`Streak`]).
@@ -267,18 +286,22 @@ impl Whole {
     fn read_cached(&mut self, file: &File) {
         while self.got < self.bytes.len() {
             match read_without_waiting(file, &mut self.bytes[self.got..], self.got as u64) {
-                Ok(0) => return,
+                Ok(0) => break,
                 Ok(read) => self.got += read,
                 Err(error) => match error.raw_os_error() {
                     Some(libc::EINTR) => {}
                     Some(libc::EOPNOTSUPP) => {
+                        waited_for_device();
                         let left = (self.bytes.len() - self.got) as u64;
                         return ask_ahead(file, self.got as u64, left);
                     }
                     // EAGAIN: on its way from the device. Anything else: met again below.
-                    _ => return,
+                    _ => break,
                 },
             }
+        }
+        if self.got < self.bytes.len() {
+            waited_for_device();
         }
     }
 
