@@ -11,8 +11,8 @@
 use super::mapped::Arena;
 use super::open::{Ahead, Opened};
 use super::read::{
-    cached, changed, changed_error, count, fault_error, hash_file_with, hash_input,
-    hash_input_with, small_size, Hashing, MmapChoice, ReadOptions,
+    cached, changed, changed_error, count, fault_error, hash_file_as_opened, hash_file_with,
+    hash_input, hash_input_with, is_small, small_size, Hashing, MmapChoice, ReadOptions,
 };
 use super::Input;
 use crate::kernels::engine;
@@ -58,7 +58,7 @@ pub(crate) fn hash_inputs(
         match small.filter(|_| together.next() == Some(true)) {
             Some(before) => {
                 let mapped = match &source {
-                    Source::File(file) => shortest_mapped
+                    Source::File { file, .. } => shortest_mapped
                         .filter(|&shortest| before.len() >= shortest)
                         .and_then(|_| arena.get_or_insert_with(Arena::new).map(file, before.len())),
                     Source::Bytes(_) => None,
@@ -135,7 +135,11 @@ fn hash_opened_ahead<H: Hashing>(
 ) -> io::Result<H::Output> {
     match opened {
         Opened::Read { bytes, .. } => Ok(hash_bytes(&bytes, hashing)),
-        Opened::Open(file) => hash_file_with(&file, hashing, options),
+        Opened::Open {
+            file,
+            before: Some(before),
+        } => hash_file_as_opened(&file, before, hashing, options),
+        Opened::Open { file, before: None } => hash_file_with(&file, hashing, options),
     }
 }
 
@@ -147,8 +151,11 @@ fn hash_bytes<H: Hashing>(bytes: &[u8], hashing: &H) -> H::Output {
 
 /// Where a file of a batch is read from.
 pub(crate) enum Source {
-    /// Open: read by the hashing thread (or mapped).
-    File(File),
+    /// Open: read by the hashing thread (or mapped); its state when opened, where known.
+    File {
+        file: File,
+        before: Option<Metadata>,
+    },
     /// Read whole by the open stage.
     Bytes(Vec<u8>),
 }
@@ -193,22 +200,35 @@ pub(crate) fn open_batch<H: Hashing>(
             batch.results[index] = Some(Ok(output));
             continue;
         }
-        let with_small = |file: File| match small_wanted {
-            true => small_size(&file).map(|small| (Source::File(file), small)),
-            false => Ok((Source::File(file), None)),
+        let with_small = |file: File, before: Option<Metadata>| match (small_wanted, before) {
+            (true, Some(before)) => {
+                let small = is_small(before.clone());
+                Ok((
+                    Source::File {
+                        file,
+                        before: Some(before),
+                    },
+                    small,
+                ))
+            }
+            (true, None) => small_size(&file).map(|small| {
+                let before = small.clone();
+                (Source::File { file, before }, small)
+            }),
+            (false, before) => Ok((Source::File { file, before }, None)),
         };
         let opened = match ahead.take(index) {
             Some(Ok(Opened::Read { bytes, before })) => Ok((Source::Bytes(bytes), Some(before))),
-            Some(Ok(Opened::Open(file))) => with_small(file),
+            Some(Ok(Opened::Open { file, before })) => with_small(file, before),
             Some(Err(error)) => Err(error),
-            None => super::long_paths::open_file(path).and_then(with_small),
+            None => super::long_paths::open_file(path).and_then(|file| with_small(file, None)),
         };
         match opened {
             Ok((source, small)) => {
                 if cache.is_some() {
                     let state = match (&small, &source) {
                         (Some(before), _) => Ok(before.clone()),
-                        (None, Source::File(file)) => file.metadata(),
+                        (None, Source::File { file, .. }) => file.metadata(),
                         (None, Source::Bytes(_)) => unreachable!("bytes come with their state"),
                     };
                     match state {
@@ -240,7 +260,13 @@ pub(crate) fn hash_each<H: Hashing>(
         .into_par_iter()
         .map(|(index, source)| {
             let result = match source {
-                Some(Source::File(file)) => hash_file_with(&file, hashing, options),
+                Some(Source::File {
+                    file,
+                    before: Some(before),
+                }) => hash_file_as_opened(&file, before, hashing, options),
+                Some(Source::File { file, before: None }) => {
+                    hash_file_with(&file, hashing, options)
+                }
                 Some(Source::Bytes(bytes)) => Ok(hash_bytes(&bytes, hashing)),
                 None => hash_input_with(inputs[index], hashing, options),
             };
@@ -291,12 +317,14 @@ impl LaneFile {
     fn unchanged(&self) -> io::Result<()> {
         let len = self.before.len();
         match &self.source {
-            Source::File(file) if self.mapped.is_some() || len > engine::PULL_WINDOW as u64 => {
+            Source::File { file, .. }
+                if self.mapped.is_some() || len > engine::PULL_WINDOW as u64 =>
+            {
                 if changed(&self.before, &file.metadata()?) {
                     return Err(changed_error());
                 }
             }
-            Source::File(_) | Source::Bytes(_) => {}
+            Source::File { .. } | Source::Bytes(_) => {}
         }
         count(len as usize);
         Ok(())
@@ -321,7 +349,7 @@ impl Files<'_> {
     fn fault_while_mapped(&self, index: usize) -> Option<io::Error> {
         let (arena, place) = self.mapped(index)?;
         match &self.files[index].source {
-            Source::File(file) => fault_error(file, arena.fault(place)),
+            Source::File { file, .. } => fault_error(file, arena.fault(place)),
             // Only files are mapped.
             Source::Bytes(_) => None,
         }
@@ -348,7 +376,7 @@ impl engine::Pull for Files<'_> {
     fn read(&self, index: usize, at: u64, out: &mut [u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
         match &self.files[index].source {
-            Source::File(file) => file.read_exact_at(out, at),
+            Source::File { file, .. } => file.read_exact_at(out, at),
             Source::Bytes(bytes) => {
                 let at = usize::try_from(at).unwrap_or(usize::MAX);
                 let piece = bytes

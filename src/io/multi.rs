@@ -161,14 +161,14 @@ pub(crate) fn hash_inputs(
     let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
     for (index, source, small) in opened {
-        let file = match source {
+        let (file, before) = match source {
             // Read whole by the open stage already.
             Source::Bytes(bytes) => {
                 held += bytes.len() as u64;
                 loaded.push((index, bytes));
                 continue;
             }
-            Source::File(file) => file,
+            Source::File { file, before } => (file, before),
         };
         // `--mmap`: every file mapped, none read whole.
         match small.filter(|_| held < BATCH_MEMORY && options.mmap != MmapChoice::Always) {
@@ -185,7 +185,7 @@ pub(crate) fn hash_inputs(
                 }
                 Err(error) => results[index] = Some(Err(error)),
             },
-            None => alone.push((index, Some(Source::File(file)))),
+            None => alone.push((index, Some(Source::File { file, before }))),
         }
     }
     let (from_memory, hashed) = rayon::join(

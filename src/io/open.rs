@@ -37,8 +37,12 @@ pub(crate) const READ_WHOLE: u64 = crate::kernels::engine::PULL_WINDOW as u64;
 pub(crate) enum Opened {
     /// Read whole in one call, and closed: its bytes and its state when opened.
     Read { bytes: Vec<u8>, before: Metadata },
-    /// Open, to be read by the hashing thread.
-    Open(File),
+    /// Open, to be read by the hashing thread; its state when opened, where `fstat` gave it
+    /// (the hashing thread then does not ask again).
+    Open {
+        file: File,
+        before: Option<Metadata>,
+    },
 }
 
 /// A batch's inputs as the open stage left them, in the batch's order (an `Err`: the file did
@@ -122,6 +126,8 @@ struct Opening {
     file: File,
     /// The file's state when opened, and its bytes when it is to be read whole.
     small: Option<(Metadata, Whole)>,
+    /// The state of one not read whole here, when `fstat` gave it.
+    before: Option<Metadata>,
 }
 
 /// Opens one file and asks the device for what the hashing thread will read. Only a failed
@@ -130,24 +136,32 @@ struct Opening {
 /// read (xxhsum stops at the second).
 fn open_one(path: &Path, mmap: MmapChoice) -> io::Result<Opening> {
     let file = long_paths::open_file(path)?;
-    let mut opening = Opening { file, small: None };
+    let mut opening = Opening {
+        file,
+        small: None,
+        before: None,
+    };
     let Ok(before) = opening.file.metadata() else {
         return Ok(opening);
     };
     let len = before.len();
     if !before.is_file() || len == 0 {
+        opening.before = Some(before);
         return Ok(opening);
     }
     // `--mmap` maps every file: none is read here.
     if len <= READ_WHOLE && mmap != MmapChoice::Always {
         opening.small = Some((before, Whole::new(len)));
-    } else if len < MAP_THRESHOLD && !IN_PAGE_CACHE.guess(|| end_is_cached(&opening.file, len)) {
+        return Ok(opening);
+    }
+    if len < MAP_THRESHOLD && !IN_PAGE_CACHE.guess(|| end_is_cached(&opening.file, len)) {
         // A file to be mapped is read by the kernel's own readahead as it is hashed, in order:
         // asking for it here as well measured slower on a cold disk (its requests cut across
         // the readahead's larger ones).
         waited_for_device();
         ask_ahead(&opening.file, 0, len);
     }
+    opening.before = Some(before);
     Ok(opening)
 }
 
@@ -164,7 +178,10 @@ impl Opening {
     /// now if it must) and closed, its descriptor given back to the budget.
     fn finish(self, permits: &mut Permits) -> Opened {
         let Some((before, whole)) = self.small else {
-            return Opened::Open(self.file);
+            return Opened::Open {
+                file: self.file,
+                before: self.before,
+            };
         };
         match whole.rest(&self.file) {
             Ok(Some(bytes)) => {
@@ -173,7 +190,12 @@ impl Opening {
                 drop(permits.one());
                 Opened::Read { bytes, before }
             }
-            _ => Opened::Open(self.file),
+            // Fewer bytes than its size said (it shrank, or a `/sys` file): read the long way,
+            // from a state taken anew.
+            _ => Opened::Open {
+                file: self.file,
+                before: None,
+            },
         }
     }
 }
@@ -377,8 +399,17 @@ mod tests {
             other => panic!("small file: {other:?}"),
         }
         assert!(ahead.take(1).is_none(), "standard input is not read ahead");
-        assert!(matches!(ahead.take(2), Some(Ok(Opened::Open(_)))));
-        assert!(matches!(ahead.take(3), Some(Ok(Opened::Open(_)))));
+        // Left open with the state `fstat` gave, which the hashing thread then does not ask
+        // for again.
+        for (index, len) in [(2, READ_WHOLE + 1), (3, 0)] {
+            match ahead.take(index) {
+                Some(Ok(Opened::Open {
+                    before: Some(before),
+                    ..
+                })) => assert_eq!(before.len(), len),
+                other => panic!("input {index}: {other:?}"),
+            }
+        }
         let missing = ahead.take(4).unwrap().unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
         assert!(ahead.take(0).is_none(), "taken once");
@@ -389,7 +420,7 @@ mod tests {
         let small = file_of(100);
         let input = Input::Path(small.path().to_path_buf());
         let mut ahead = open_ahead(&[&input], MmapChoice::Always);
-        assert!(matches!(ahead.take(0), Some(Ok(Opened::Open(_)))));
+        assert!(matches!(ahead.take(0), Some(Ok(Opened::Open { .. }))));
     }
 
     /// Whether any page of `file` is in the page cache (`mincore` over a mapping of it).

@@ -230,9 +230,13 @@ pub(crate) fn cached<H: Hashing>(cache: &Cache, path: &Path, hashing: &H) -> Opt
 /// state ([`LaneFile::unchanged`]), so a file written between the open stage and its hashing
 /// would fail as changed while read instead of being hashed as it is now.
 pub(crate) fn small_size(file: &File) -> io::Result<Option<Metadata>> {
-    let metadata = file.metadata()?;
+    Ok(is_small(file.metadata()?))
+}
+
+/// [`small_size`] from a file's state already known.
+pub(crate) fn is_small(metadata: Metadata) -> Option<Metadata> {
     let small = metadata.is_file() && metadata.len() > 0 && metadata.len() < MAP_THRESHOLD;
-    Ok(small.then_some(metadata))
+    small.then_some(metadata)
 }
 
 /// One read(2), retried only when a signal interrupted it.
@@ -256,7 +260,17 @@ pub(crate) fn hash_file_with<H: Hashing>(
     hashing: &H,
     options: &ReadOptions,
 ) -> io::Result<H::Output> {
-    let before = file.metadata()?;
+    hash_file_as_opened(file, file.metadata()?, hashing, options)
+}
+
+/// [`hash_file_with`] for a file whose state when opened (`before`) is known: the file is
+/// not asked again, and a change since is reported as one while it was hashed.
+pub(crate) fn hash_file_as_opened<H: Hashing>(
+    file: &File,
+    before: Metadata,
+    hashing: &H,
+    options: &ReadOptions,
+) -> io::Result<H::Output> {
     if before.is_dir() {
         return Err(directory_error(file));
     }
