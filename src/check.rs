@@ -23,7 +23,7 @@ use crate::format::status::{
     write_xxhsum_verdict, FileStatus, Listed, ManifestSummary, Report, Summary,
 };
 use crate::io::batch::hash_inputs;
-use crate::io::lines::LineReader;
+use crate::io::lines::{LineReader, LineTooLong};
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
 use crate::io::read::{hash_input, ReadOptions};
@@ -431,6 +431,17 @@ fn check_manifest(
         let mut fatal = match lines.read_line() {
             Ok(Some(text)) => parser.take(check, &mut line_number, text, &mut batch).err(),
             Ok(None) => break,
+            // Only xxhsum's lines have a limit: it stops reading the manifest there, which
+            // then fails, and goes on to its summary and the next manifest.
+            Err(e) if LineTooLong::is(&e) => {
+                checked.error = Some(e.to_string());
+                let too_long = Message::XxhsumLineTooLong {
+                    manifest: manifest_name,
+                    line_number: line_number + 1,
+                };
+                reporter.say_after(out, &too_long)?;
+                break;
+            }
             // xxhsum reads lines until one fails, as if to the end.
             Err(_) if matches!(check.dialect, CheckDialect::Xxhsum { .. }) => break,
             Err(source) => {
@@ -526,7 +537,8 @@ impl CheckDialect {
 
     /// The manifest opened to be read line by line, as the program splits it: on NUL under
     /// `-z`; a byte-order mark dropped under fasthash's name; xxhsum keeps a CR before the
-    /// newline (it becomes part of the name or the digest).
+    /// newline (it becomes part of the name or the digest), and stops at a line longer than
+    /// its buffer.
     fn line_reader(
         self,
         manifest: &Input,
@@ -535,7 +547,9 @@ impl CheckDialect {
         let terminator = crate::format::line_end(zero_terminated);
         let lines = crate::io::line_reader(manifest, terminator, self == CheckDialect::Fasthash)?;
         Ok(match self {
-            CheckDialect::Xxhsum { .. } => lines.keeping_carriage_returns(),
+            CheckDialect::Xxhsum { .. } => lines
+                .keeping_carriage_returns()
+                .ending_within(crate::dropin::xxhsum::LONGEST_LINE),
             _ => lines,
         })
     }

@@ -391,3 +391,176 @@ fn a_manifest_on_standard_input_that_names_stdin_is_checked_not_waited_on() {
         common::assert_output("xxhsum -c - naming stdin", &ours, expected, "", status);
     }
 }
+
+/// Manifests of `xxhsum -c` around its longest line (32,767 bytes, the newline included: its
+/// `MAX_LINE_LENGTH` buffer of 32 KiB holds the line and a NUL), in `dir` beside the file `a`,
+/// and the digest line of `a`. Named by what they hold: a long line that fits, with its
+/// newline or last without one; a byte more, which stops the manifest; statuses of every kind
+/// before a long comment line, and lines after it; a long first line.
+fn long_line_manifests(dir: &std::path::Path) {
+    use xxhash_rust::xxh64::xxh64;
+    std::fs::write(dir.join("a"), b"hello\n").unwrap();
+    let digest = format!("{:016x}", xxh64(b"hello\n", 0));
+    let ok = format!("{digest}  a\n");
+    let long = |len: usize, byte: char| byte.to_string().repeat(len);
+    let statuses = format!("{ok}0000000000000000  a\nnot a line\n{digest}  missing\n");
+    let manifests = [
+        ("fits", format!("{ok}{}\n{ok}", long(32_766, 'x'))),
+        ("over", format!("{ok}{}\n{ok}", long(32_767, 'x'))),
+        ("last_fits", format!("{ok}{}", long(32_767, 'x'))),
+        ("last_over", format!("{ok}{}", long(32_768, 'x'))),
+        ("mixed", format!("{statuses}#{}\n{ok}a", long(40_000, 'c'))),
+        ("first", format!("{}\n{ok}", long(40_000, 'y'))),
+    ];
+    for (name, content) in manifests {
+        std::fs::write(dir.join(name), content).unwrap();
+    }
+}
+
+/// A line longer than xxhsum's line buffer ends the check of its manifest where the installed
+/// xxhsum ends it (0.8.1 and 0.8.3 read lines alike): its message on standard error, no line
+/// after it checked, the summary of the lines before it, the next manifest checked, exit 1;
+/// under every option, and from standard input. fasthash had read such lines whole.
+#[test]
+fn a_line_too_long_ends_its_manifest_as_in_the_installed_xxhsum() {
+    let Some(xxhsum) = peer("xxhsum") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    long_line_manifests(dir.path());
+    let every = ["fits", "over", "last_fits", "last_over", "mixed", "first"];
+    let runs: [(&str, Vec<&str>); 9] = [
+        ("xxhsum", [&["-c"][..], &every].concat()),
+        ("xxhsum", vec!["-c", "--status", "mixed", "fits"]),
+        ("xxhsum", vec!["-c", "-q", "mixed"]),
+        ("xxhsum", vec!["-c", "--strict", "mixed", "last_fits"]),
+        ("xxhsum", vec!["-c", "-w", "mixed", "first", "fits"]),
+        ("xxhsum", vec!["-c", "--status", "first"]),
+        ("xxh64sum", [&["-c"][..], &every].concat()),
+        // The manifest on standard input.
+        ("xxhsum", vec!["-c"]),
+        ("xxhsum", vec!["-c", "-w"]),
+    ];
+    let stdin = std::fs::read(dir.path().join("mixed")).unwrap();
+    for (name, args) in runs {
+        let run = |binary: &std::path::Path| {
+            program(binary, dir.path())
+                .called(name)
+                .args(&args)
+                .stdin(&stdin)
+                .output()
+        };
+        let ours = run(std::path::Path::new(common::FASTHASH));
+        common::assert_same_output(&format!("{name} {args:?}"), &ours, &run(&xxhsum));
+    }
+}
+
+/// `xxhsum -c` at a line longer than its buffer, as xxHash 0.8.3's `XSUM_getLine` and
+/// `XSUM_parseFile1` have it (`cli/xxhsum.c`): `FILE:N: Error: Line too long.` on standard
+/// error whatever the options say, the manifest read no further and failed, its summary as
+/// usual (`--ignore-missing`'s included), then the next manifest. A manifest that never ends
+/// a line stops at the limit, not at its end. Under coreutils' names there is no such limit.
+#[test]
+fn a_line_too_long_as_xxhsum_0_8_3_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    long_line_manifests(d);
+    let run = |name: &str, args: &[&str]| {
+        fasthash(d)
+            .called(name)
+            .args(args)
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+    };
+    let expect = |name: &str, args: &[&str], stdout: &str, stderr: &str| {
+        let code = if stderr.is_empty() { 0 } else { 1 };
+        common::assert_output(
+            &format!("{name} {args:?}"),
+            &run(name, args),
+            stdout,
+            stderr,
+            code,
+        );
+    };
+    let too_long =
+        |manifest: &str, line: usize| format!("{manifest}:{line}: Error: Line too long.\n");
+    let one_improper = "1 line is improperly formatted\n";
+    expect(
+        "xxhsum",
+        &["-c", "fits"],
+        &format!("a: OK\na: OK\n{one_improper}"),
+        "",
+    );
+    expect(
+        "xxhsum",
+        &["-c", "last_fits"],
+        &format!("a: OK\n{one_improper}"),
+        "",
+    );
+    expect("xxhsum", &["-c", "over"], "a: OK\n", &too_long("over", 2));
+    expect(
+        "xxh64sum",
+        &["-c", "last_over"],
+        "a: OK\n",
+        &too_long("last_over", 2),
+    );
+    // The lines before it, their summary, then the next manifest.
+    let missing = "mixed:4: Could not open or read 'missing': No such file or directory.\n";
+    let summary = format!(
+        "{one_improper}1 listed file could not be read\n1 computed checksum did NOT match\n"
+    );
+    let mixed = format!("a: OK\na: FAILED\n{missing}{summary}");
+    let then_fits = format!("{mixed}a: OK\na: OK\n{one_improper}");
+    expect(
+        "xxhsum",
+        &["-c", "mixed", "fits"],
+        &then_fits,
+        &too_long("mixed", 5),
+    );
+    expect(
+        "xxhsum",
+        &["-c", "--status", "--strict", "mixed"],
+        "",
+        &too_long("mixed", 5),
+    );
+    let warned = format!(
+        "mixed:3: Error: Improperly formatted checksum line.\n{}",
+        too_long("mixed", 5)
+    );
+    let quiet = format!("a: FAILED\n{missing}{summary}");
+    expect("xxhsum", &["-c", "-q", "-w", "mixed"], &quiet, &warned);
+    let passed_over =
+        format!("a: OK\na: FAILED\n{one_improper}1 computed checksum did NOT match\n");
+    expect(
+        "xxhsum",
+        &["-c", "--ignore-missing", "mixed"],
+        &passed_over,
+        &too_long("mixed", 5),
+    );
+    // A manifest with no line before it lists nothing; one that never ends a line stops.
+    for manifest in ["first", "/dev/zero"] {
+        let nothing = format!(
+            "{}{manifest}: no properly formatted xxHash checksum lines found\n",
+            too_long(manifest, 1)
+        );
+        expect(
+            "xxhsum",
+            &["-c", "--status", manifest, "last_fits"],
+            "",
+            &nothing,
+        );
+    }
+    // coreutils reads a line of any length (up to fasthash's 16 MiB), finds it improperly
+    // formatted, and checks the lines after it.
+    // `printf 'hello\n' | sha256sum`
+    let sha = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+    let manifest = format!("{sha}  a\n{}\n{sha}  a\n", "x".repeat(40_000));
+    std::fs::write(d.join("SHA"), manifest).unwrap();
+    common::assert_output(
+        "sha256sum -c SHA",
+        &run("sha256sum", &["-c", "SHA"]),
+        "a: OK\na: OK\n",
+        "sha256sum: WARNING: 1 line is improperly formatted\n",
+        0,
+    );
+}

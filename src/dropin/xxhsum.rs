@@ -53,6 +53,13 @@ pub(crate) const fn program(
     }
 }
 
+/// The most bytes a line of a manifest may take under `-c`, its newline included: xxhsum 0.8.x
+/// reads each line into a buffer of at most `MAX_LINE_LENGTH` (32 KiB) that must also hold a
+/// closing NUL, and at the byte that does not fit it says `Line too long.` and reads no more
+/// of that manifest (`XSUM_getLine` in its `cli/xxhsum.c`): a line of 32,766 bytes and its
+/// newline is read, one of 32,767 bytes only as the manifest's last, without a newline.
+pub(crate) const LONGEST_LINE: usize = 32 * 1024 - 1;
+
 struct Options {
     algorithm: Algorithm,
     /// Under `xxhNNsum`, `-c` reads only that algorithm's lines.

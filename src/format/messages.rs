@@ -54,6 +54,11 @@ pub enum Message<'a> {
         manifest: &'a [u8],
         line_number: usize,
     },
+    /// `xxhsum -c`: a line longer than its line buffer, where it stops reading the manifest.
+    XxhsumLineTooLong {
+        manifest: &'a [u8],
+        line_number: usize,
+    },
     XxhsumNoProperLines {
         manifest: &'a [u8],
     },
@@ -130,6 +135,7 @@ impl Message<'_> {
             self,
             Message::B3sumStopped(_)
                 | Message::XxhsumImproperLine { .. }
+                | Message::XxhsumLineTooLong { .. }
                 | Message::XxhsumNoProperLines { .. }
                 | Message::XxhsumCannotOpen { .. }
                 | Message::XxhsumReadFailed
@@ -179,7 +185,15 @@ impl Message<'_> {
             Message::XxhsumImproperLine {
                 manifest,
                 line_number,
-            } => xxhsum_improper_line(manifest, *line_number),
+            } => xxhsum_line_error(
+                manifest,
+                *line_number,
+                "Improperly formatted checksum line.",
+            ),
+            Message::XxhsumLineTooLong {
+                manifest,
+                line_number,
+            } => xxhsum_line_error(manifest, *line_number, "Line too long."),
             Message::XxhsumNoProperLines { manifest } => xxhsum_no_proper_lines(manifest),
             Message::XxhsumCannotOpen { manifest, reason } => xxhsum_cannot_open(manifest, reason),
             Message::XxhsumReadFailed => {
@@ -239,10 +253,11 @@ fn b3sum_failures(count: u64) -> Vec<u8> {
     format!("WARNING: {count} computed checksum{plural} did NOT match").into_bytes()
 }
 
-/// xxhsum's words for a line it cannot read, with the manifest's name unquoted.
-fn xxhsum_improper_line(manifest: &[u8], line_number: usize) -> Vec<u8> {
+/// xxhsum's words for a manifest line it cannot read or take (`error`), with the manifest's
+/// name unquoted.
+fn xxhsum_line_error(manifest: &[u8], line_number: usize, error: &str) -> Vec<u8> {
     let manifest = String::from_utf8_lossy(manifest);
-    format!("{manifest}:{line_number}: Error: Improperly formatted checksum line.").into_bytes()
+    format!("{manifest}:{line_number}: Error: {error}").into_bytes()
 }
 
 /// xxhsum's words for a manifest with no line it can read.

@@ -24,6 +24,28 @@ const OVERLONG: &[u8] = b"\0";
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// The error of a line that does not end within the limit set by
+/// [`ending_within`](LineReader::ending_within): the program stops reading there.
+#[derive(Debug)]
+pub(crate) struct LineTooLong;
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("line too long")
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
+impl LineTooLong {
+    /// Whether `error` is the reader's [`LineTooLong`], not a failed read.
+    pub(crate) fn is(error: &io::Error) -> bool {
+        error
+            .get_ref()
+            .is_some_and(|inner| inner.is::<LineTooLong>())
+    }
+}
+
 /// Lines split on a terminator: one CR before a newline is dropped (unless
 /// [`keeping_carriage_returns`](LineReader::keeping_carriage_returns)), and (when asked) a
 /// UTF-8 byte-order mark at the very start. The last line need not be terminated; nothing after a
@@ -49,6 +71,9 @@ pub struct LineReader<R: Read> {
     /// The buffer up to here holds no terminator after `start`: a long line is searched once,
     /// not again at each read.
     searched: usize,
+    /// The most bytes a line may take, its terminator included, before reading stops with
+    /// [`LineTooLong`]; `None`: any line is read through.
+    limit: Option<usize>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -65,16 +90,39 @@ impl<R: Read> LineReader<R> {
             error: None,
             overlong: false,
             searched: 0,
+            limit: None,
         }
     }
 
-    /// Where the next line ends (the terminator's index), if the buffer holds all of it.
+    /// Where the next line ends (the terminator's index), if the buffer holds all of it within
+    /// the limit.
     fn terminator_at(&self) -> Option<usize> {
-        let from = self.start.max(self.searched);
-        self.buffer[from..self.end]
+        let to = match self.limit {
+            Some(limit) => self.end.min(self.start + limit),
+            None => self.end,
+        };
+        let from = self.start.max(self.searched).min(to);
+        self.buffer[from..to]
             .iter()
             .position(|&b| b == self.terminator)
             .map(|i| from + i)
+    }
+
+    /// Whether the buffer holds more bytes of the next line than the limit lets it take, and
+    /// none of them within the limit is its terminator.
+    fn past_limit(&self) -> bool {
+        self.limit
+            .is_some_and(|limit| self.end - self.start > limit && self.terminator_at().is_none())
+    }
+
+    /// Stops at a line that takes more than `limit` bytes, its terminator included, as a
+    /// program with a fixed line buffer does (xxhsum): [`read_line`](Self::read_line) fails
+    /// with [`LineTooLong`] as soon as the line's byte after `limit` is read, and the input
+    /// ends there. A last line without a terminator may take all `limit` bytes. `limit` is
+    /// below [`LONGEST_LINE`], so no line is read through.
+    pub(crate) fn ending_within(mut self, limit: usize) -> LineReader<R> {
+        self.limit = Some(limit);
+        self
     }
 
     /// Hands out each line whole, with any CR before its newline: for a program that reads
@@ -86,7 +134,7 @@ impl<R: Read> LineReader<R> {
 
     /// Whether the next call to [`read_line`](Self::read_line) can answer without reading.
     pub fn has_buffered_line(&self) -> bool {
-        self.eof || self.error.is_some() || self.terminator_at().is_some()
+        self.eof || self.error.is_some() || self.terminator_at().is_some() || self.past_limit()
     }
 
     /// The next line if the buffer already holds it whole; never reads.
@@ -108,6 +156,13 @@ impl<R: Read> LineReader<R> {
         loop {
             if let Some(end) = self.terminator_at() {
                 return Ok(Some(self.take(end, end + 1)));
+            }
+            if self.past_limit() {
+                // Nothing after the line is read: the input ends here.
+                self.start = self.end;
+                self.eof = true;
+                self.error = None;
+                return Err(io::Error::new(io::ErrorKind::InvalidData, LineTooLong));
             }
             if self.error.is_some() && self.start == self.end {
                 self.eof = true;
@@ -268,6 +323,58 @@ mod tests {
         let mut reader = LineReader::new(&input[..], b'\n', false);
         assert_eq!(reader.read_line().unwrap(), Some(&kept[..]));
         assert_eq!(reader.read_line().unwrap(), None);
+    }
+
+    /// All the lines `data` gives before its end, read with `limit`, and whether a line too
+    /// long ended them (after which nothing more is read).
+    fn lines_within(data: &[u8], limit: usize, step: usize) -> (Vec<Vec<u8>>, bool) {
+        let source = Trickle::new(data, step, false);
+        let mut reader = LineReader::new(source, b'\n', false).ending_within(limit);
+        let mut lines = Vec::new();
+        loop {
+            match reader.read_line() {
+                Ok(Some(line)) => lines.push(line.to_vec()),
+                Ok(None) => return (lines, false),
+                Err(e) => {
+                    assert!(LineTooLong::is(&e), "{e}");
+                    assert_eq!(reader.read_line().unwrap(), None);
+                    return (lines, true);
+                }
+            }
+        }
+    }
+
+    /// With a limit, a line of `limit - 1` bytes and its terminator is read, one of `limit`
+    /// bytes only when the input ends after it, and a longer one stops the reading, whether
+    /// or not the buffer already holds its end.
+    #[test]
+    fn a_line_past_the_limit_stops_the_reading() {
+        const LIMIT: usize = 100;
+        let fits = vec![b'x'; LIMIT - 1];
+        let full = vec![b'x'; LIMIT];
+        for step in [1, 7, LIMIT, 1 << 20] {
+            let lines = |data: &[u8]| lines_within(data, LIMIT, step);
+            let then_next = [&fits[..], b"\nnext\n"].concat();
+            assert_eq!(
+                lines(&then_next),
+                (vec![fits.clone(), b"next".to_vec()], false)
+            );
+            assert_eq!(lines(&[&full[..], b"\nnext\n"].concat()), (vec![], true));
+            assert_eq!(lines(&full), (vec![full.clone()], false));
+            let after_one = [b"first\n", &full[..], b"y\nnext\n"].concat();
+            assert_eq!(lines(&after_one), (vec![b"first".to_vec()], true));
+        }
+        // A line past the limit is not handed out from the buffer either.
+        let data = [&fits[..], b"\n", &full[..], b"\nnext\n"].concat();
+        let mut reader = LineReader::new(&data[..], b'\n', false).ending_within(LIMIT);
+        assert_eq!(reader.read_line().unwrap(), Some(&fits[..]));
+        assert_eq!(reader.buffered_line(), None);
+        assert!(reader.has_buffered_line());
+        assert!(reader.read_line().is_err());
+        // A line that never ends stops at the limit.
+        let mut endless = LineReader::new(io::repeat(b'z'), b'\n', false).ending_within(LIMIT);
+        assert!(endless.read_line().is_err_and(|e| LineTooLong::is(&e)));
+        assert!(!LineTooLong::is(&io::Error::from_raw_os_error(libc::EIO)));
     }
 
     #[test]
