@@ -360,6 +360,61 @@ fn verify_s3_reads_head_object_and_attributes() {
     assert!(text(&output.stderr).contains("junk.json: not S3 object JSON"));
 }
 
+/// A field of S3's JSON that fasthash reads and that holds no value of its kind is refused by
+/// name, with why, before the file is read: `not S3 object JSON`, exit 2, as for JSON that
+/// is not S3's at all. Such sizes and counts had been passed over as if S3 gave none (a size
+/// of -5 or 2^64), or misread (an ETag's part count beyond `u64` taken for 0 parts).
+#[test]
+fn verify_s3_refuses_fields_that_hold_no_value_of_their_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f"), b"hello\n").unwrap();
+    // `printf 'hello\n' | md5sum`
+    let etag = r#""ETag": "\"b1946ac92492d2347c6235b4d2611184\"""#;
+    let bytes = "is not a size in bytes (a whole number from 0 to 18446744073709551615)";
+    let parts = "is not a number of parts (a whole number from 1 to 18446744073709551615)";
+    let verify = |json: String| {
+        fs::write(dir.path().join("head.json"), json).unwrap();
+        fasthash(dir.path())
+            .args(["--verify-s3", "head.json", "f"])
+            .output()
+    };
+    let good = verify(format!(r#"{{{etag}, "ContentLength": 6}}"#));
+    assert_eq!(good.status.code(), Some(0), "{}", text(&good.stdout));
+    let cases = [
+        (
+            r#""ContentLength": -5"#,
+            format!("ContentLength: -5 {bytes}"),
+        ),
+        (
+            r#""ContentLength": 18446744073709551616"#,
+            format!("ContentLength: 1.8446744073709552e+19 {bytes}"),
+        ),
+        (
+            r#""ContentLength": 6.0"#,
+            format!("ContentLength: 6.0 {bytes}"),
+        ),
+        (
+            r#""ObjectSize": "6""#,
+            format!(r#"ObjectSize: "6" {bytes}"#),
+        ),
+        (r#""PartsCount": 0"#, format!("PartsCount: 0 {parts}")),
+        (
+            r#""ObjectParts": {"TotalPartsCount": 1, "Parts": [{"Size": -6}]}"#,
+            format!("ObjectParts.Parts[0].Size: -6 {bytes}"),
+        ),
+    ];
+    for (field, reason) in cases {
+        let output = verify(format!(r#"{{{etag}, {field}}}"#));
+        let stderr = format!("fasthash: head.json: not S3 object JSON: {reason}\n");
+        common::assert_output(field, &output, "", &stderr, 2);
+    }
+    let output = verify(r#"{"ETag": "\"x-99999999999999999999\"", "ContentLength": 6}"#.into());
+    let reason =
+        format!(r#"ETag: "x-99999999999999999999": its part count "99999999999999999999" {parts}"#);
+    let stderr = format!("fasthash: head.json: not S3 object JSON: {reason}\n");
+    common::assert_output("a part count beyond u64", &output, "", &stderr, 2);
+}
+
 #[test]
 fn check_reads_s3_manifests() {
     let dir = tempfile::tempdir().unwrap();

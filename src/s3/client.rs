@@ -155,9 +155,10 @@ impl S3Api {
         match sent {
             Ok(_) => {
                 let headers = headers.lock().map(|h| h.clone()).unwrap_or_default();
-                Ok(reported_from_headers(
-                    headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-                ))
+                reported_from_headers(headers.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                    .map_err(|reason| {
+                        S3Failure::Other(format!("S3's answer is unusable: {reason}"))
+                    })
             }
             Err(error) => {
                 let status = error.raw_response().map(|r| r.status().as_u16());

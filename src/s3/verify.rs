@@ -459,9 +459,8 @@ fn check_checksum(
         Some((base, count)) => (base, Some(count)),
         None => (value, None),
     };
-    let suffix_count = suffix.and_then(|count| count.parse::<u64>().ok());
     let is_composite = reported.checksum_type.as_deref() == Some("COMPOSITE");
-    let composite_count = suffix_count.or(reported.parts_count.filter(|_| is_composite));
+    let composite_count = suffix.or(reported.parts_count.filter(|_| is_composite));
     let checksum = |checksum_type, part_count, result| FieldCheck {
         field: Field::Checksum {
             algorithm,
@@ -522,7 +521,7 @@ fn check_etag(
         expected: etag.to_string(),
         result,
     };
-    let count = split_part_count(etag).map(|(_, count)| count.parse::<u64>().unwrap_or(0));
+    let count = split_part_count(etag).map(|(_, count)| count);
     if let Some(reason) = reported.etag_not_md5 {
         return Ok(field_check(count, FieldResult::CannotVerify(reason)));
     }
