@@ -415,6 +415,32 @@ fn verify_s3_refuses_fields_that_hold_no_value_of_their_kind() {
     common::assert_output("a part count beyond u64", &output, "", &stderr, 2);
 }
 
+/// Parts of no bytes cut only an empty file. JSON that gave a 6-byte object 6 parts, the
+/// first of 0 bytes, with the FULL_OBJECT CRC32 of nothing, had the file's CRC32 computed from
+/// six empty parts, and the file passed (exit 0) with none of its bytes read; its own CRC32 is
+/// now compared, and it fails.
+#[test]
+fn verify_s3_never_cuts_a_file_into_parts_of_no_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f"), b"hello\n").unwrap();
+    // The CRC32 of no bytes is 0.
+    let attributes = serde_json::json!({
+        "ObjectSize": 6,
+        "Checksum": {"ChecksumCRC32": "AAAAAA==", "ChecksumType": "FULL_OBJECT"},
+        "ObjectParts": {"TotalPartsCount": 6, "Parts": [{"PartNumber": 1, "Size": 0}]}
+    });
+    fs::write(dir.path().join("empty parts.json"), attributes.to_string()).unwrap();
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "empty parts.json", "f"])
+        .output();
+    let stdout = text(&output.stdout);
+    // zlib.crc32(b"hello\n"), big-endian, in base64 (Python).
+    let failed = "ChecksumCRC32: FAILED (S3: AAAAAA==, computed: NjowIA==)";
+    assert!(stdout.contains(failed), "{stdout}");
+    assert!(stdout.ends_with("f: FAILED\n"), "{stdout}");
+    assert_eq!(output.status.code(), Some(1));
+}
+
 #[test]
 fn check_reads_s3_manifests() {
     let dir = tempfile::tempdir().unwrap();

@@ -40,7 +40,7 @@ impl Reported {
             None => Some(None),
             Some(count) => {
                 let first = *self.part_sizes.first()?;
-                (part_count(size, first) == count).then_some(Some(first))
+                cuts(size, first, count).then_some(Some(first))
             }
         }
     }
@@ -50,8 +50,15 @@ impl Reported {
     pub(crate) fn parts_differ(&self, size: u64, count: u64) -> bool {
         self.part_sizes
             .first()
-            .is_some_and(|&first| part_count(size, first) != count)
+            .is_some_and(|&first| !cuts(size, first, count))
     }
+}
+
+/// Whether parts of `part_size` bytes cut a `size`-byte file into `count` parts. An empty
+/// part cuts only an empty file: parts of no bytes would leave the file's bytes unread, and a
+/// value S3 reported of empty parts would pass for the file's.
+fn cuts(size: u64, part_size: u64, count: u64) -> bool {
+    (part_size > 0 || size == 0) && part_count(size, part_size) == count
 }
 
 /// What a number S3 reports counts: the least it may be, and its name in messages.
@@ -308,6 +315,21 @@ mod tests {
         assert_eq!(reported.part_sizes, vec![5_242_880]);
         assert!(parse_reported(&serde_json::json!({"Other": 1})).is_err());
         assert!(parse_reported(&serde_json::json!([1, 2])).is_err());
+    }
+
+    /// A first part of no bytes cuts an empty file into its one part, and no other file: its
+    /// values would be computed from empty parts, none of the file's bytes read.
+    #[test]
+    fn parts_of_no_bytes_cut_only_an_empty_file() {
+        let reported = |count| Reported {
+            parts_count: Some(count),
+            part_sizes: vec![0],
+            ..Reported::default()
+        };
+        assert_eq!(reported(6).known_cut(6), None);
+        assert!(reported(6).parts_differ(6, 6));
+        assert_eq!(reported(1).known_cut(0), Some(Some(0)));
+        assert!(!reported(1).parts_differ(0, 1));
     }
 
     /// The reason `parse_reported` gives for the JSON text `json`.
