@@ -582,26 +582,11 @@ fn refused_threads_lose_nothing() {
     let dir = random_tree(200, 4);
     // A file BLAKE3 splits over the threads, which b3sum's pool takes too.
     write_file(dir.path(), "tree/big", random_bytes(3 << 20, 7));
-    let open_to_all = |path: &Path, mode: u32| {
-        fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap()
-    };
-    open_to_all(dir.path(), 0o755);
-    for entry in walkdir::WalkDir::new(dir.path().join("tree")) {
-        let entry = entry.unwrap();
-        open_to_all(
-            entry.path(),
-            if entry.file_type().is_dir() {
-                0o755
-            } else {
-                0o644
-            },
-        );
-    }
     let sums = fasthash(dir.path())
         .args(["-r", "-a", "sha256", "tree"])
         .output();
     fs::write(dir.path().join("SUMS"), &sums.stdout).unwrap();
-    open_to_all(&dir.path().join("SUMS"), 0o644);
+    common::open_to_everyone(dir.path());
     let big = ["tree/big", "tree/d00/f0000"];
     // Under an emulator (qemu-user, for the Arm tests) the limit binds the emulator too, whose
     // own allocations for 64 threads fail in a gigabyte: there that part is left out.

@@ -488,6 +488,46 @@ fn a_prefix_of_more_objects_than_one_listing_page() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 }
 
+/// Where the system refuses every thread (`ulimit -u 1` as an unprivileged user, as
+/// `refused_threads_lose_nothing` of `tests/pipeline.rs` runs the other modes under 3, which
+/// leaves the client its thread), a prefix and one object are verified with the output of a
+/// run without the limit: the requests are made on the calling thread when their own is
+/// refused, and names (`localhost`) looked up there. Both had panicked: the thread refused to
+/// `std::thread::scope`, the lookup to tokio's blocking pool.
+#[test]
+fn refused_threads_verify_a_bucket_as_a_run_without_limits_does() {
+    let Some(server) = server() else { return };
+    let dir = many_objects(server, "limited", 40);
+    common::open_to_everyone(dir.path());
+    let by_name = format!("http://localhost:{}", server.port);
+    let one = "many/d1/file 0001.txt";
+    for endpoint in [server.endpoint(), by_name] {
+        for what in [
+            ["s3://limited/k/", "many"],
+            ["s3://limited/k/d1/file 0001.txt", one],
+        ] {
+            let run = |run: Run| {
+                run.args(["--verify-s3", what[0], what[1], "--endpoint-url", &endpoint])
+                    .timeout(std::time::Duration::from_secs(120))
+                    .output()
+            };
+            let unlimited = run(server.fasthash(dir.path()));
+            assert_eq!(
+                unlimited.status.code(),
+                Some(0),
+                "{}",
+                text(&unlimited.stderr)
+            );
+            let Some(limited) = server.fasthash(dir.path()).process_limit(1).unprivileged() else {
+                return;
+            };
+            let limited = run(limited);
+            let shown = format!("{endpoint} {what:?} under ulimit -u 1");
+            common::assert_same_output(&shown, &limited, &unlimited);
+        }
+    }
+}
+
 #[test]
 fn filters_and_ignore_missing_leave_out_objects() {
     let Some(server) = server() else { return };

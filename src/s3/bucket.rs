@@ -219,7 +219,9 @@ fn objects_verified(
 }
 
 /// The verdict of every object with a file, in order: HeadObject requests in flight on the
-/// client's thread, and each answer, as it arrives, hashed and compared on rayon's pool.
+/// client's thread, and each answer, as it arrives, hashed and compared on rayon's pool. Where
+/// the system refuses that thread (`ulimit -u`), the requests run here first, all of them in
+/// flight as before, and their answers are hashed after.
 fn verify_concurrently(
     client: &Client,
     request: &VerifyBucket,
@@ -237,8 +239,24 @@ fn verify_concurrently(
     // The bar counts the tree's files and the bytes hashed, and names the file in hand.
     let tree = [Input::Path(request.tree.clone())];
     let progress = Progress::start(request.progress, &tree, &walk_options(request));
+    // Taken by whichever thread asks: the client's, or this one if it could not be started.
+    let requests = std::sync::Mutex::new(Some((asked, answers)));
+    let ask = || {
+        let taken = requests
+            .lock()
+            .ok()
+            .and_then(|mut requests| requests.take());
+        if let Some((asked, answers)) = taken {
+            client.head_all(asked, answers);
+        }
+    };
     let mut verdicts: Vec<(usize, (FileStatus, Vec<FieldCheck>))> = std::thread::scope(|scope| {
-        scope.spawn(|| client.head_all(asked, answers));
+        if std::thread::Builder::new()
+            .spawn_scoped(scope, ask)
+            .is_err()
+        {
+            ask();
+        }
         received
             .into_iter()
             .par_bridge()

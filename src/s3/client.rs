@@ -7,6 +7,10 @@
 //!
 //! Requests run on a tokio runtime of one thread: they wait on the network, not the CPU, and
 //! the hashing keeps rayon's pool. Every failure becomes an [`S3Failure`], never a panic.
+//! The runtime starts no thread of its own (its I/O and timers run on the thread that blocks
+//! on it); only the SDK's name lookups would, on tokio's blocking pool, which panics when the
+//! system refuses it a thread: where threads are scarce, names are looked up on the runtime's
+//! thread ([`ResolveHere`]).
 
 use super::location::S3Location;
 use super::reported::{reported_from_headers, Reported};
@@ -18,6 +22,7 @@ use aws_sdk_s3::config::{
 };
 use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::types::ChecksumMode;
+use aws_smithy_runtime_api::client::dns::{DnsFuture, ResolveDns, ResolveDnsError};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -315,11 +320,13 @@ fn looks_multipart(reported: &Reported) -> bool {
 /// every such server takes, where S3 itself puts the bucket in the host name.
 async fn configure(endpoint: Option<&str>) -> (aws_sdk_s3::Client, String) {
     use aws_smithy_http_client::tls;
-    let https = aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(
-            tls::rustls_provider::CryptoMode::Ring,
-        ))
-        .build_https();
+    let builder = aws_smithy_http_client::Builder::new().tls_provider(tls::Provider::Rustls(
+        tls::rustls_provider::CryptoMode::Ring,
+    ));
+    let https = match crate::io::parallel::threads_are_scarce() {
+        true => builder.build_with_resolver(ResolveHere),
+        false => builder.build_https(),
+    };
     let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(https);
     if let Some(url) = endpoint {
         loader = loader.endpoint_url(url);
@@ -339,6 +346,24 @@ async fn configure(endpoint: Option<&str>) -> (aws_sdk_s3::Client, String) {
     let region = shared.region().map_or(DEFAULT_REGION, |r| r.as_ref());
     let shown = custom.unwrap_or_else(|| format!("S3 in {region}"));
     (aws_sdk_s3::Client::from_conf(config.build()), shown)
+}
+
+/// Looks a name up on the thread that asks, blocking it (the runtime's one thread, where the
+/// requests wait on the network anyway): for a run where threads are scarce, as the SDK's own
+/// lookups take a thread of tokio's blocking pool, and tokio panics when the system refuses it
+/// one. A name that is an address (`127.0.0.1`) is never looked up.
+#[derive(Debug, Clone)]
+struct ResolveHere;
+
+impl ResolveDns for ResolveHere {
+    fn resolve_dns<'a>(&'a self, name: &'a str) -> DnsFuture<'a> {
+        use std::net::ToSocketAddrs;
+        let found = (name, 0)
+            .to_socket_addrs()
+            .map(|addresses| addresses.map(|address| address.ip()).collect())
+            .map_err(ResolveDnsError::new);
+        DnsFuture::ready(found)
+    }
 }
 
 /// Keeps a response's headers: checksums of algorithms the SDK's model may not know yet are

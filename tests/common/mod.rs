@@ -60,6 +60,21 @@ pub fn emulated() -> bool {
     machine.is_ok_and(|machine| text(&machine.stdout).trim() != std::env::consts::ARCH)
 }
 
+/// Lets every user read `root` and what is below it and enter its directories: for a run as
+/// the unprivileged user of [`Run::unprivileged`] on files a test wrote.
+pub fn open_to_everyone(root: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walkdir::WalkDir::new(root) {
+        let entry = entry.unwrap();
+        let mode = if entry.file_type().is_dir() {
+            0o755
+        } else {
+            0o644
+        };
+        std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+}
+
 /// Makes a FIFO at `dir/name` (with `/` for folders it creates), for a test to feed while
 /// fasthash reads it.
 pub fn make_fifo(dir: &Path, name: &str) -> PathBuf {
