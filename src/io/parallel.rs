@@ -2,7 +2,7 @@
 //! pool of hashing threads hashes, and the results are delivered in input order.
 //!
 //! Readers (`--readers`, up to 32 by default, started one more at a time while the hashing
-//! threads have nothing waiting for them, and past one a core only while reads wait for the
+//! threads have nothing waiting for them, and past four a core only while reads wait for the
 //! device) take the next item from a (possibly lazy) iterator, so
 //! a directory walk feeds them as it goes, and do its reading ([`super::open`]): on a cold disk
 //! or a network file system each waits on the device while the others' requests are in
@@ -105,6 +105,12 @@ pub fn for_each_ordered<I, P, T, R, W, D>(
     });
 }
 
+/// Readers a core started whatever the reads: a reader that the page cache serves still waits
+/// at times, on the walk's lock and in its system calls. 20,000 files of 4 KiB in the page cache
+/// (XXH3, Intel Xeon, 2 cores, 20 runs): 75.7 ms with 2 readers, 68.1 with 4, 65.3 with 8,
+/// 66.1 with 32; 2,000 files of 256 KiB took the same with 2, 4 or 8 (42.6 to 43.9 ms).
+const READERS_A_CORE: usize = 4;
+
 /// A reader's stack: it walks, opens and reads, nothing deep. Small, so that many fit where
 /// the address space is limited (`ulimit -v`), as coreutils' tests run these programs.
 const READER_STACK: usize = 256 * 1024;
@@ -155,7 +161,7 @@ struct Pipeline<S, R, W, Rd> {
     /// has nothing waiting ([`Pipeline::hashing_starved`]), so a run of one file starts two
     /// threads, not `readers`, and nor does one the hashing threads cannot keep up with.
     started: AtomicUsize,
-    /// Readers that may be busy with the CPU alone: past them, a reader is started only for
+    /// The cores: up to four readers a core are started whatever the reads, and more only for
     /// reads in flight.
     cores: usize,
     /// Whether the latest batch read had to wait for the device.
@@ -246,9 +252,9 @@ where
         )
     }
 
-    /// Whether a reader more would add to the work done at once: one a core, whatever the
-    /// reads, and past the cores only while the reads wait for the device, where each reader
-    /// more is a request more in flight. Reads the page cache serves are work of the CPU,
+    /// Whether a reader more would add to the work done at once: [`READERS_A_CORE`] a core,
+    /// whatever the reads, and more only while the reads wait for the device, where each
+    /// reader more is a request more in flight. Reads the page cache serves are work of the CPU,
     /// which readers past the cores only share; and each reader started is an item more held
     /// read ahead ([`Pipeline::ahead`]). Where hashing is nearly free (XXH3, Intel Xeon,
     /// 2 cores) the hashing threads always wait, and 2,000 files of 256 KiB in the page cache
@@ -256,7 +262,7 @@ where
     fn one_more_reader_helps(&self) -> bool {
         let started = self.started.load(Ordering::Relaxed);
         started < self.readers
-            && (started < self.cores || self.device_waited.load(Ordering::Relaxed))
+            && (started < READERS_A_CORE * self.cores || self.device_waited.load(Ordering::Relaxed))
     }
 
     /// Starts one more reader; false when the system gives no thread.
@@ -611,13 +617,18 @@ mod tests {
         assert_eq!(delivered, (0..300).collect::<Vec<_>>());
     }
 
-    /// The same slow reads, served by the page cache (the CPU's work, which more readers than
-    /// cores would only share): no more readers than cores.
+    /// The same slow reads, served by the page cache (the CPU's work, which many more readers
+    /// than cores would only share): no more than [`READERS_A_CORE`] a core.
     #[test]
-    fn readers_that_never_wait_for_the_device_stay_at_the_cores() {
+    fn readers_that_never_wait_for_the_device_stay_at_a_few_a_core() {
+        let most = READERS_A_CORE * default_threads();
+        if most >= 32 {
+            eprintln!("skipped: {most} readers may start on this many cores, all that are asked");
+            return;
+        }
         let (readers, delivered) =
             readers_used(300, Duration::from_millis(2), Duration::ZERO, false);
-        assert!(readers <= default_threads(), "{readers} readers");
+        assert!(readers <= most, "{readers} readers");
         assert_eq!(delivered, (0..300).collect::<Vec<_>>());
     }
 
