@@ -11,8 +11,8 @@
 use super::mapped::Arena;
 use super::open::{Ahead, Opened};
 use super::read::{
-    cached, changed, changed_error, count, fault_error, hash_file_as_opened, hash_file_with,
-    hash_input, hash_input_with, is_small, small_size, Hashing, MmapChoice, ReadOptions,
+    cached, changed, changed_error, count, fault_error, hash_file_as_opened, hash_input,
+    hash_input_with, is_small, small_size, Hashing, MmapChoice, ReadOptions,
 };
 use super::Input;
 use crate::kernels::engine;
@@ -135,11 +135,7 @@ fn hash_opened_ahead<H: Hashing>(
 ) -> io::Result<H::Output> {
     match opened {
         Opened::Read { bytes, .. } => Ok(hash_bytes(&bytes, hashing)),
-        Opened::Open {
-            file,
-            before: Some(before),
-        } => hash_file_as_opened(&file, before, hashing, options),
-        Opened::Open { file, before: None } => hash_file_with(&file, hashing, options),
+        Opened::Open { file, before } => hash_file_as_opened(&file, before, hashing, options),
     }
 }
 
@@ -260,12 +256,8 @@ pub(crate) fn hash_each<H: Hashing>(
         .into_par_iter()
         .map(|(index, source)| {
             let result = match source {
-                Some(Source::File {
-                    file,
-                    before: Some(before),
-                }) => hash_file_as_opened(&file, before, hashing, options),
-                Some(Source::File { file, before: None }) => {
-                    hash_file_with(&file, hashing, options)
+                Some(Source::File { file, before }) => {
+                    hash_file_as_opened(&file, before, hashing, options)
                 }
                 Some(Source::Bytes(bytes)) => Ok(hash_bytes(&bytes, hashing)),
                 None => hash_input_with(inputs[index], hashing, options),

@@ -260,17 +260,21 @@ pub(crate) fn hash_file_with<H: Hashing>(
     hashing: &H,
     options: &ReadOptions,
 ) -> io::Result<H::Output> {
-    hash_file_as_opened(file, file.metadata()?, hashing, options)
+    hash_file_as_opened(file, None, hashing, options)
 }
 
-/// [`hash_file_with`] for a file whose state when opened (`before`) is known: the file is
-/// not asked again, and a change since is reported as one while it was hashed.
+/// [`hash_file_with`] for a file whose state when opened (`before`) may be known: then the
+/// file is not asked again, and a change since is reported as one while it was hashed.
 pub(crate) fn hash_file_as_opened<H: Hashing>(
     file: &File,
-    before: Metadata,
+    before: Option<Metadata>,
     hashing: &H,
     options: &ReadOptions,
 ) -> io::Result<H::Output> {
+    let before = match before {
+        Some(before) => before,
+        None => file.metadata()?,
+    };
     if before.is_dir() {
         return Err(directory_error(file));
     }
