@@ -25,6 +25,7 @@
 //!   ([`REQUESTED_AHEAD`]).
 
 use super::mapped::Mapping;
+use super::prefetch::FeedChoice;
 use super::read::{count, ReadOptions};
 use crate::kernels::engine::Split;
 use crate::kernels::table;
@@ -34,6 +35,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The unit of populating, hashing and releasing a mapping.
 pub const WINDOW: usize = 8 * 1024 * 1024;
+const _: () = assert!(WINDOW.is_multiple_of(super::prefetch::STRETCH));
 
 /// Hashes a mapped file by the best path its engine allows.
 pub fn hash_mapping(mapping: &Mapping, algorithm: Algorithm, options: &ReadOptions) -> Digest {
@@ -72,6 +74,7 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
     let populated = AtomicUsize::new(0);
     let hashed = AtomicUsize::new(0);
     let hashing_thread = std::thread::current();
+    let mut feed = FeedChoice::new(bytes.len());
     std::thread::scope(|scope| {
         // None: no thread to be had (a limit on threads or address space). The pages then
         // fault in as they are hashed, and this thread releases each window behind it.
@@ -93,7 +96,7 @@ pub(crate) fn feed_mapping(mapping: &Mapping, mut consume: impl FnMut(&[u8])) {
                 break;
             }
             count(window.len());
-            consume(&bytes[window.clone()]);
+            feed.feed(&bytes[window.clone()], &mut consume);
             match &helper {
                 Some(helper) => {
                     hashed.store(index + 1, Ordering::Release);

@@ -21,6 +21,8 @@
 //! - from 4 MiB, a guarded mapping: a helper thread populates 8 MiB windows ahead
 //!   (`MADV_POPULATE_READ`, about 13 GB/s, no copy) and drops them behind (`MADV_DONTNEED`),
 //!   so XXH3 runs at 8.5 GB/s where read-then-hash managed 4.2 to 4.9 and `cat` reads 6.7;
+//!   the hashing thread asks the CPU for the bytes a few pieces ahead where timing the file
+//!   both ways shows that pays (`prefetch`: SHA-256 of a 1 GiB file in 4 KiB pages 1.3x);
 //! - CRCs: 8 MiB windows on every core, combined; BLAKE3: its rayon tree, 128 MiB at a time;
 //! - never mapped: standard input, pipes, devices, and size-0 files such as those in `/proc`.
 
@@ -34,6 +36,7 @@ pub mod mapped;
 pub mod multi;
 pub(crate) mod open;
 pub mod parallel;
+pub(crate) mod prefetch;
 pub mod progress;
 pub mod read;
 pub mod settings;
