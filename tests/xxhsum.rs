@@ -564,3 +564,47 @@ fn a_line_too_long_as_xxhsum_0_8_3_reports_it() {
         0,
     );
 }
+
+/// A manifest whose name is not UTF-8 is named in xxhsum's messages by its own bytes, as the
+/// installed xxhsum names it (fasthash had put U+FFFD in its place): a line it cannot read
+/// (`--warn`), a listed file it cannot open, no proper line at all; and, as 0.8.3 names it,
+/// `--ignore-missing` with nothing verified.
+#[test]
+fn messages_name_a_manifest_by_its_own_bytes_as_the_installed_xxhsum() {
+    let Some(xxhsum) = peer("xxhsum") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a"), b"a\n").unwrap();
+    let digest = fasthash(d).args(["-a", "xxh64", "a"]).output();
+    let line = String::from_utf8(digest.stdout).unwrap();
+    let gone = "0123456789abcdef  gone\n";
+    let manifests: [(&[u8], String); 4] = [
+        (b"improper\xff", format!("{line}not a line\n")),
+        (b"missing\xfe", format!("{line}{gone}")),
+        (b"nothing\xfd", "not a line\n".to_string()),
+        (b"all gone\xfc", gone.to_string()),
+    ];
+    let names: Vec<&[u8]> = manifests.iter().map(|(name, _)| *name).collect();
+    write_files(d, &names, |index, _| {
+        manifests[index].1.clone().into_bytes()
+    });
+    let runs = [("--warn", 0), ("--warn", 1), ("--warn", 2), ("--warn", 3)];
+    for (option, manifest) in runs {
+        let args = [os(&["-c", option]), os_names(&[names[manifest]])].concat();
+        let run =
+            |binary: &std::path::Path| program(binary, d).called("xxhsum").args(&args).output();
+        let ours = run(std::path::Path::new(common::FASTHASH));
+        let theirs = run(&xxhsum);
+        common::assert_same_output(&format!("{option} {manifest}"), &ours, &theirs);
+    }
+    // `--ignore-missing` came after 0.8.1: 0.8.3 names the manifest with "%s" in
+    // `XSUM_checkFile` (cli/xxhsum.c), its own bytes.
+    let ours = fasthash(d)
+        .called("xxhsum")
+        .args(os(&["-c", "--ignore-missing"]))
+        .args(os_names(&[names[3]]))
+        .output();
+    assert_eq!(ours.stdout, b"all gone\xfc: no file was verified\n");
+}

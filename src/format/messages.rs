@@ -49,7 +49,7 @@ pub enum Message<'a> {
     /// `b3sum -c`: what ended the run (a checkfile that cannot be opened or read, a line that
     /// is not UTF-8), as b3sum's `main` prints the error it returns.
     B3sumStopped(&'a str),
-    /// `xxhsum -c --warn`: a line that is not a checksum line (the manifest as lossy UTF-8).
+    /// `xxhsum -c --warn`: a line that is not a checksum line (the manifest's own bytes).
     XxhsumImproperLine {
         manifest: &'a [u8],
         line_number: usize,
@@ -254,16 +254,24 @@ fn b3sum_failures(count: u64) -> Vec<u8> {
 }
 
 /// xxhsum's words for a manifest line it cannot read or take (`error`), with the manifest's
-/// name unquoted.
+/// name unquoted, in its own bytes (xxhsum prints the name as given, valid UTF-8 or not).
 fn xxhsum_line_error(manifest: &[u8], line_number: usize, error: &str) -> Vec<u8> {
-    let manifest = String::from_utf8_lossy(manifest);
-    format!("{manifest}:{line_number}: Error: {error}").into_bytes()
+    with_raw_name(manifest, &format!(":{line_number}: Error: {error}"))
 }
 
 /// xxhsum's words for a manifest with no line it can read.
 fn xxhsum_no_proper_lines(manifest: &[u8]) -> Vec<u8> {
-    let manifest = String::from_utf8_lossy(manifest);
-    format!("{manifest}: no properly formatted xxHash checksum lines found").into_bytes()
+    with_raw_name(
+        manifest,
+        ": no properly formatted xxHash checksum lines found",
+    )
+}
+
+/// `name`'s own bytes, then `rest`.
+fn with_raw_name(name: &[u8], rest: &str) -> Vec<u8> {
+    let mut text = name.to_vec();
+    text.extend_from_slice(rest.as_bytes());
+    text
 }
 
 /// xxhsum's words for a manifest (`-c`) or a file to hash that it cannot open: the name's

@@ -64,8 +64,8 @@ pub fn write_xxhsum_unopened(
     name: &[u8],
     reason: &str,
 ) -> io::Result<()> {
-    let manifest = String::from_utf8_lossy(manifest);
-    write!(out, "{manifest}:{line_number}: Could not open or read '")?;
+    out.write_all(manifest)?;
+    write!(out, ":{line_number}: Could not open or read '")?;
     out.write_all(name)?;
     writeln!(out, "': {reason}.")
 }
@@ -104,11 +104,8 @@ pub fn write_xxhsum_summary(out: &mut impl Write, tally: &Tally) -> io::Result<(
 
 /// `xxhsum -c --ignore-missing`'s line for a manifest none of whose files was there.
 pub fn write_xxhsum_nothing_verified(out: &mut impl Write, manifest: &[u8]) -> io::Result<()> {
-    writeln!(
-        out,
-        "{}: no file was verified",
-        String::from_utf8_lossy(manifest)
-    )
+    out.write_all(manifest)?;
+    writeln!(out, ": no file was verified")
 }
 
 /// What a check or an audit found of one file (a check finds only the first three).
