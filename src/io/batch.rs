@@ -196,22 +196,16 @@ pub(crate) fn open_batch<H: Hashing>(
             batch.results[index] = Some(Ok(output));
             continue;
         }
-        let with_small = |file: File, before: Option<Metadata>| match (small_wanted, before) {
-            (true, Some(before)) => {
-                let small = is_small(before.clone());
-                Ok((
-                    Source::File {
-                        file,
-                        before: Some(before),
-                    },
-                    small,
-                ))
-            }
-            (true, None) => small_size(&file).map(|small| {
-                let before = small.clone();
-                (Source::File { file, before }, small)
-            }),
-            (false, before) => Ok((Source::File { file, before }, None)),
+        let with_small = |file: File, before: Option<Metadata>| -> io::Result<_> {
+            let (before, small) = match (small_wanted, before) {
+                (true, Some(before)) => (Some(before.clone()), is_small(before)),
+                (true, None) => {
+                    let small = small_size(&file)?;
+                    (small.clone(), small)
+                }
+                (false, before) => (before, None),
+            };
+            Ok((Source::File { file, before }, small))
         };
         let opened = match ahead.take(index) {
             Some(Ok(Opened::Read { bytes, before })) => Ok((Source::Bytes(bytes), Some(before))),

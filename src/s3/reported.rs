@@ -116,7 +116,7 @@ impl Count {
 /// `value`, which S3 reported in `field`, when its `-N` part count (if it has one) is a number
 /// of parts; else why it cannot be used.
 fn with_valid_part_count(field: &str, value: &str) -> Result<String, String> {
-    match value.rsplit_once('-').filter(|(_, d)| all_digits(d)) {
+    match part_count_digits(value) {
         Some((_, digits)) if Count::Parts.of_text(digits).is_none() => Err(format!(
             "{field}: {value:?}: its part count {digits:?} is not {}",
             Count::Parts.describe()
@@ -278,8 +278,15 @@ fn read_parts(top: &serde_json::Map<String, Value>, reported: &mut Reported) -> 
 /// A value's `-N` part count suffix, split off: (value, N). Digits that are no number (values
 /// read from S3 have been checked by [`with_valid_part_count`]) are no suffix.
 pub(crate) fn split_part_count(value: &str) -> Option<(&str, u64)> {
-    let (base, digits) = value.rsplit_once('-').filter(|(_, d)| all_digits(d))?;
+    let (base, digits) = part_count_digits(value)?;
     Some((base, digits.parse().ok()?))
+}
+
+/// A value's `-N` suffix as written, split off: (value, digits), whatever number they make.
+fn part_count_digits(value: &str) -> Option<(&str, &str)> {
+    value
+        .rsplit_once('-')
+        .filter(|(_, digits)| all_digits(digits))
 }
 
 #[cfg(test)]
