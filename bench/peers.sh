@@ -6,7 +6,8 @@
 # Installs what is missing (hyperfine, rhash, hashdeep, xxhsum from Debian; b3sum from
 # crates.io; awscrt from PyPI in a venv under the data directory), builds fasthash in release
 # mode, generates deterministic data once (a 1 GiB file, a 64 MiB file, 2,000 files of 256 KiB,
-# 20,000 files of 4 KiB), warms the page cache, times every command with hyperfine (medians),
+# 20,000 files of 4 KiB), warms the page cache (and reads each group's data again before every
+# timed run), times every command with hyperfine (medians),
 # and writes bench/results/RESULTS.md and bench/results/throughput.svg.
 # --quick: 64 MiB instead of 1 GiB, a tenth of the files, 3 runs (a smoke test, minutes).
 # --only PATTERN: run only the groups whose name matches the grep pattern.
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift ;;
     --data) data="$2"; shift ;;
     --only) only="$2"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "peers.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -107,6 +108,22 @@ json="$results/json"
 rm -rf "$json"
 mkdir -p "$json"
 
+# The command that reads a group's data back into the page cache, from the group's name. A
+# kernel may reclaim page cache that sat idle for seconds (Linux's DAMON does, where it is set
+# to page out cold memory), so one warming at the start does not keep a run of many minutes
+# hot: on a machine set that way, a 1 GiB file left 2,600 of its 262,144 pages out of memory
+# after 40 s idle, and those reads went to the disk inside "hot" runs. Each timed run is
+# preceded by this (hyperfine's --prepare, not timed).
+warm_for() {
+  case "$1" in
+    big-*|limit-*) echo "cat $big" ;;
+    mid-*) echo "cat $mid" ;;
+    tree256k-*|check256k-*) echo "xargs -a $list256 cat" ;;
+    tree4k-*) echo "xargs -a $list4k cat" ;;
+    *) echo "true" ;;
+  esac
+}
+
 # group NAME BYTES FILES -- COMMAND... (each command one string; the first is fasthash's)
 group() {
   local name="$1" bytes="$2" files="$3"
@@ -117,6 +134,7 @@ group() {
   echo "== $name" >&2
   printf '%s\t%s\t%s\n' "$name" "$bytes" "$files" > "$json/$name.meta"
   hyperfine --style basic --warmup 1 --runs "${group_runs:-$runs}" --shell=sh \
+    --prepare "$(warm_for "$name") > /dev/null" \
     --export-json "$json/$name.json" "$@" >&2
 }
 
