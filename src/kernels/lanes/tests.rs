@@ -647,3 +647,44 @@ where
         );
     }
 }
+
+/// A thread's lane windows are kept from call to call and grown only to what a message needs:
+/// small messages first, then ones that need more of each window, then ones past it (read a
+/// window at a time), then small ones again, pulled in that order on one thread, each call
+/// against the reference.
+#[test]
+fn windows_grown_from_call_to_call_keep_every_digest() {
+    let window = multi::WINDOW;
+    let source = data(2 * window + 300);
+    let rounds: [&[usize]; 4] = [
+        &[0, 1, 100, 129],
+        &[5_000, window - 1, window, 300],
+        &[window + 1, 2 * window + 129, 64],
+        &[3, 200],
+    ];
+    let mut fresh = true;
+    for (tier, algorithms) in tiers() {
+        // The model is slow, and runs the same window code as the vector tiers.
+        if tier.name().starts_with("model") {
+            continue;
+        }
+        for &which in &algorithms {
+            for (round, lengths) in rounds.iter().enumerate() {
+                // Enough messages to fill every lane and refill some.
+                let messages: Vec<&[u8]> = (0..tier.lanes(which) + 3)
+                    .map(|i| {
+                        let len = lengths[i % lengths.len()];
+                        let offset = (i * 61) % (source.len() - len + 1);
+                        &source[offset..offset + len]
+                    })
+                    .collect();
+                check(tier.as_ref(), which, &messages, &format!("round {round}"));
+                if std::mem::take(&mut fresh) {
+                    // The first call on this thread's windows: small messages touch no more of
+                    // a window than they fill (a whole window is 16 pages of memory a lane).
+                    assert!(multi::longest_window() <= 129, "{}", tier.name());
+                }
+            }
+        }
+    }
+}
