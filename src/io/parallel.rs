@@ -548,11 +548,17 @@ pub fn default_readers(threads: usize) -> usize {
     32.max(2 * threads)
 }
 
-/// The number of threads to use when the user did not say.
+/// The number of threads to use when the user did not say: the cores this process may run on,
+/// asked of the system once. Each asking opens and reads `/proc/self/cgroup` and the CPU
+/// quota's two files, and a one-file run asked three times (the threads, the pool's limit, the
+/// readers' bound).
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 #[cfg(test)]
