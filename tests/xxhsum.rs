@@ -576,7 +576,7 @@ fn messages_name_a_manifest_by_its_own_bytes_as_the_installed_xxhsum() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("a"), b"a\n").unwrap();
+    common::write_file(d, "a", b"a\n");
     let digest = fasthash(d).args(["-a", "xxh64", "a"]).output();
     let line = String::from_utf8(digest.stdout).unwrap();
     let gone = "0123456789abcdef  gone\n";
