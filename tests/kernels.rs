@@ -610,7 +610,11 @@ fn composite_checksums_side_by_side_match_the_portable_engine() {
                 };
                 let fast = run(&format!("{algorithm}={}", engine.kernel.name()));
                 let portable = run("portable");
-                assert!(fast.status.success(), "{algorithm}");
+                assert!(
+                    fast.status.success(),
+                    "{algorithm}, etag {etag}, {mmap:?}, {size}/{part_size}: {}",
+                    String::from_utf8_lossy(&fast.stderr)
+                );
                 assert_eq!(
                     fast.stdout, portable.stdout,
                     "{algorithm}, etag {etag}, {mmap:?}, {size}/{part_size}"
