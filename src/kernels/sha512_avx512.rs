@@ -13,7 +13,12 @@
 //! operations fill them.
 //!
 //! Measured on that Xeon (one core, 1 MiB, GB/s, one run): 0.90 against 0.87 for `openssl
-//! speed -evp sha512` and 0.79 for ring; one 1 GiB file, 1.15x `openssl dgst -sha512`. The
+//! speed -evp sha512` and 0.79 for ring; one 1 GiB file, 1.15x `openssl dgst -sha512`. That
+//! was with each block's ten groups of eight rounds in a loop, which left the window indexed
+//! at run time, on the stack, and the state spilled around each step: written out
+//! (`sha512_rounds::rounds`), the window stays in registers, and on an Intel Xeon (family 6
+//! model 167) one stream went from 1.04x to 1.13x to 1.15x OpenSSL at 1 MiB and from 1.08x
+//! to 1.19x at 4 KiB (`bench/openssl-pair`, the two in one process). The
 //! same scheme on 256-bit registers (two blocks a group) measured 0.79 with AVX2 alone there,
 //! no faster than ring; on AMD Zen 3, where ring is slower, it is `sha512_avx2`.
 //!
@@ -114,13 +119,11 @@ impl Scheduler<GROUP> for Avx512 {
 }
 
 impl SchedulesAhead<GROUP> for Avx512 {
-    /// One step a slot, in the first 32 of the 40.
+    /// Step `8 * block + i` of the 32: in the window's register `i`, known at compile time.
     #[inline(always)]
-    unsafe fn ahead(window: &mut Window, out: *mut u64, slot: usize) {
-        if slot < 32 {
-            // SAFETY: as the caller promised.
-            unsafe { step(window, out, 16 + 2 * slot) };
-        }
+    unsafe fn ahead(window: &mut Window, out: *mut u64, block: usize, i: usize) {
+        // SAFETY: as the caller promised; the step is below 32, as `block` is below 4.
+        unsafe { step(window, out, 16 + 2 * (8 * block + i)) };
     }
 }
 
@@ -134,8 +137,8 @@ impl SchedulesAhead<GROUP> for Avx512 {
 /// `out` is a schedule's first word, `t` is even and below 80, and the CPU has AVX-512F.
 #[inline(always)]
 unsafe fn store(out: *mut u64, t: usize, words: __m512i) {
-    // SAFETY: a 16-byte unaligned load of K[t..t + 2] (t + 1 < 80).
-    let k = unsafe { _mm_loadu_si128(K[t..t + 2].as_ptr().cast()) };
+    // SAFETY: a 16-byte unaligned load of K[t..t + 2] (t + 1 < 80, as the caller promised).
+    let k = unsafe { _mm_loadu_si128(K.as_ptr().add(t).cast()) };
     let sum = _mm512_add_epi64(words, _mm512_broadcast_i32x4(k));
     // SAFETY: a 64-byte store at word `t * GROUP`, at most 78 * 4 + 8 <= 320 words in.
     unsafe { _mm512_storeu_si512(out.add(t * GROUP).cast(), sum) };

@@ -69,13 +69,14 @@ pub(super) trait Scheduler<const GROUP: usize> {
 /// A [`Scheduler`] that also computes the next group's schedule between this group's rounds,
 /// for messages of more than one group ([`compress_blocks`]).
 pub(super) trait SchedulesAhead<const GROUP: usize>: Scheduler<GROUP> {
-    /// Words 16 to 79 of the group after this one, in slot `slot` (0 to `10 * GROUP - 1`, one
-    /// every eight rounds of this group's blocks) after [`Scheduler::start`] in slot 0.
+    /// Words 16 to 79 of the group after this one: their share in the `i`th eight rounds (`i`
+    /// below 8) of block `block` of this group, after [`Scheduler::start`] in the first.
+    /// `i` is a constant where this inlines.
     ///
     /// # Safety
     ///
-    /// As for [`Scheduler::own_first`].
-    unsafe fn ahead(window: &mut Self::Window, out: *mut u64, slot: usize);
+    /// As for [`Scheduler::own_first`], and this group has `GROUP` blocks.
+    unsafe fn ahead(window: &mut Self::Window, out: *mut u64, block: usize, i: usize);
 }
 
 /// One round in the short-chain form, for the caller's names of the eight variables (renamed
@@ -185,14 +186,19 @@ macro_rules! fewer_operations {
 }
 
 /// The 80 rounds of one block, whose W + K are every `GROUP * 2` words from `wk` by pairs;
-/// `between(first + i)` runs after the fourth round of each group of eight `i`.
-/// `FEWER_OPERATIONS` chooses [`fewer_operations!`] over [`short_chains!`].
+/// `between.work(block, i)` runs after the fourth round of each group of eight `i` (0 to 9),
+/// with `block` passed through. The ten groups of eight are written out, so that `i` is a
+/// constant in each call: what [`Between::work`] does with it (which step of the schedule,
+/// which of the window's registers) is then fixed at compile time, and the window stays in
+/// registers. Looped, the window was indexed at run time and kept on the stack, and the
+/// state's registers were spilled around every call. `FEWER_OPERATIONS` chooses
+/// [`fewer_operations!`] over [`short_chains!`].
 #[inline(always)]
 fn rounds<const GROUP: usize, const FEWER_OPERATIONS: bool>(
     state: &mut [u64; 8],
     wk: *const u64,
-    first: usize,
-    between: &mut impl FnMut(usize),
+    block: usize,
+    between: &mut impl Between,
 ) {
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
     // Only the form with fewer operations reads and writes these.
@@ -206,21 +212,91 @@ fn rounds<const GROUP: usize, const FEWER_OPERATIONS: bool>(
             }
         };
     }
-    let mut wk = wk;
-    for i in 0..10 {
-        round!(a, b, c, d, e, f, g, h, carry, other, wk, 0);
-        round!(h, a, b, c, d, e, f, g, other, carry, wk, 8);
-        round!(g, h, a, b, c, d, e, f, carry, other, wk, 16 * GROUP);
-        round!(f, g, h, a, b, c, d, e, other, carry, wk, 16 * GROUP + 8);
-        between(first + i);
-        round!(e, f, g, h, a, b, c, d, carry, other, wk, 32 * GROUP);
-        round!(d, e, f, g, h, a, b, c, other, carry, wk, 32 * GROUP + 8);
-        round!(c, d, e, f, g, h, a, b, carry, other, wk, 48 * GROUP);
-        round!(b, c, d, e, f, g, h, a, other, carry, wk, 48 * GROUP + 8);
-        wk = wk.wrapping_add(8 * GROUP);
+    // Eight rounds, the `i`th eight: W + K of rounds 8i to 8i + 7 from byte 64 * GROUP * i.
+    // (Kept as one round a line: rustfmt would spread each over fourteen.)
+    #[rustfmt::skip]
+    macro_rules! eight {
+        ($i:literal) => {
+            round!(a, b, c, d, e, f, g, h, carry, other, wk, 64 * GROUP * $i);
+            round!(h, a, b, c, d, e, f, g, other, carry, wk, 64 * GROUP * $i + 8);
+            round!(g, h, a, b, c, d, e, f, carry, other, wk, 64 * GROUP * $i + 16 * GROUP);
+            round!(f, g, h, a, b, c, d, e, other, carry, wk, 64 * GROUP * $i + 16 * GROUP + 8);
+            between.work(block, $i);
+            round!(e, f, g, h, a, b, c, d, carry, other, wk, 64 * GROUP * $i + 32 * GROUP);
+            round!(d, e, f, g, h, a, b, c, other, carry, wk, 64 * GROUP * $i + 32 * GROUP + 8);
+            round!(c, d, e, f, g, h, a, b, carry, other, wk, 64 * GROUP * $i + 48 * GROUP);
+            round!(b, c, d, e, f, g, h, a, other, carry, wk, 64 * GROUP * $i + 48 * GROUP + 8);
+        };
     }
+    eight!(0);
+    eight!(1);
+    eight!(2);
+    eight!(3);
+    eight!(4);
+    eight!(5);
+    eight!(6);
+    eight!(7);
+    eight!(8);
+    eight!(9);
+    // The last round's carry is for a round that does not come.
+    let _ = (carry, other);
     for (word, add) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
         *word = word.wrapping_add(add);
+    }
+}
+
+/// The schedule's work done between the rounds ([`rounds`]). A trait with an inlined method
+/// rather than a closure: a closure is a function of its own without the kernel's target
+/// features, and once the rounds were written out in full the compiler stopped inlining it,
+/// leaving every intrinsic in it a call (a fifth of the speed).
+trait Between {
+    /// The work after the fourth round of the `i`th eight rounds of block `block` of a group.
+    fn work(&mut self, block: usize, i: usize);
+}
+
+/// Between a group's rounds: the next group's schedule into `next`, where there is a next
+/// group (`following`): its loads and first step after block 0's first four rounds, then step
+/// `8 * block + i` after each `i`th eight rounds with `i` below 8.
+struct Ahead<'a, const GROUP: usize, S: SchedulesAhead<GROUP>> {
+    window: &'a mut S::Window,
+    next: *mut u64,
+    following: Option<[&'a [u8; BLOCK]; GROUP]>,
+}
+
+impl<const GROUP: usize, S: SchedulesAhead<GROUP>> Between for Ahead<'_, GROUP, S> {
+    #[inline(always)]
+    fn work(&mut self, block: usize, i: usize) {
+        if let Some(following) = self.following {
+            // SAFETY: `next` is a schedule's first word and the CPU has the kernel's features
+            // (the promises of `compress_blocks`, the only maker of an `Ahead`); a next group
+            // follows only a group of `GROUP` blocks.
+            unsafe {
+                if block == 0 && i == 0 {
+                    S::start(self.window, following, self.next);
+                }
+                if i < 8 {
+                    S::ahead(self.window, self.next, block, i);
+                }
+            }
+        }
+    }
+}
+
+/// Between a lone group's rounds: its own words 24 to 79, in the first block's rounds.
+struct Own<'a, const GROUP: usize, S: Scheduler<GROUP>> {
+    window: &'a mut S::Window,
+    out: *mut u64,
+}
+
+impl<const GROUP: usize, S: Scheduler<GROUP>> Between for Own<'_, GROUP, S> {
+    #[inline(always)]
+    fn work(&mut self, block: usize, i: usize) {
+        if block == 0 && i < 7 {
+            // SAFETY: `out` is a schedule's first word, filled to word 23 by `own_first`, and
+            // the CPU has the kernel's features (the promises of `compress_group`, the only
+            // maker of an `Own`).
+            unsafe { S::own(self.window, self.out, i) };
+        }
     }
 }
 
@@ -258,9 +334,14 @@ pub(super) unsafe fn compress_blocks<
         // came from uninlined, a call that `bench/zmm-check.sh` rightly refuses in a kernel.
         S::start(&mut window, group_from(blocks, count, 0), first);
         S::own_first(&mut window, first);
-        for slot in 0..7 {
-            S::own(&mut window, first, slot);
-        }
+        // Written out, as in `rounds`: each slot's place in the window fixed at compile time.
+        S::own(&mut window, first, 0);
+        S::own(&mut window, first, 1);
+        S::own(&mut window, first, 2);
+        S::own(&mut window, first, 3);
+        S::own(&mut window, first, 4);
+        S::own(&mut window, first, 5);
+        S::own(&mut window, first, 6);
         let groups = count.div_ceil(GROUP);
         for index in 0..groups {
             let (now, next) = if index % 2 == 0 {
@@ -272,17 +353,13 @@ pub(super) unsafe fn compress_blocks<
                 true => Some(group_from(blocks, count, (index + 1) * GROUP)),
                 false => None,
             };
-            // The next group's schedule, a load or some steps at a time, between the rounds.
-            let mut between = |slot: usize| {
-                if let Some(following) = following {
-                    if slot == 0 {
-                        S::start(&mut window, following, next);
-                    }
-                    S::ahead(&mut window, next, slot);
-                }
+            let mut between = Ahead::<GROUP, S> {
+                window: &mut window,
+                next,
+                following,
             };
             for k in 0..GROUP.min(count - index * GROUP) {
-                rounds::<GROUP, FEWER_OPERATIONS>(state, now.add(2 * k), 10 * k, &mut between);
+                rounds::<GROUP, FEWER_OPERATIONS>(state, now.add(2 * k), k, &mut between);
             }
         }
     }
@@ -317,13 +394,12 @@ pub(super) unsafe fn compress_group<
     unsafe {
         S::start(&mut window, group_from(blocks, count, 0), out);
         S::own_first(&mut window, out);
-        let mut between = |slot: usize| {
-            if slot < 7 {
-                S::own(&mut window, out, slot);
-            }
+        let mut between = Own::<GROUP, S> {
+            window: &mut window,
+            out,
         };
         for k in 0..count {
-            rounds::<GROUP, FEWER_OPERATIONS>(state, out.add(2 * k), 10 * k, &mut between);
+            rounds::<GROUP, FEWER_OPERATIONS>(state, out.add(2 * k), k, &mut between);
         }
     }
 }
