@@ -26,7 +26,7 @@ use crate::io::batch::hash_inputs;
 use crate::io::lines::{LineReader, LineTooLong};
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
-use crate::io::read::{hash_input, ReadOptions};
+use crate::io::read::{hash_input, hash_input_with, ReadOptions};
 use crate::io::settings::RunSettings;
 use crate::io::walk::Filter;
 use crate::io::Input;
@@ -62,6 +62,8 @@ pub struct Check {
     /// Lines, or with `--json` the statuses and the summary as JSON objects, one a line.
     pub report: Report,
     pub run: RunSettings,
+    /// b3sum's `--seek`: BLAKE3 lines are compared with the output from this byte on.
+    pub blake3_seek: u64,
 }
 
 impl Check {
@@ -748,7 +750,7 @@ fn check_batch(
         items.chunks(batch),
         stages,
         |run| open_ahead(&targets(run), check.run.read.mmap),
-        |run, ahead| verify_run(run, ahead, &check.run.read),
+        |run, ahead| verify_run(run, ahead, &check.run.read, check.blake3_seek),
         |_, run, outcomes| {
             for (item, outcome) in run.iter().zip(outcomes) {
                 let result = report_line(check, manifest, item, outcome, tally, out, reporter);
@@ -777,8 +779,14 @@ enum Outcome {
 
 /// Verifies a run of lines: the files of the lines of each algorithm hashed together (side by
 /// side where the engine has lanes); a line that did not match is then tried under its
-/// fallbacks one by one, as [`verify`] does.
-fn verify_run(run: &[Item], mut ahead: Ahead, options: &ReadOptions) -> Vec<Outcome> {
+/// fallbacks one by one, as [`verify`] does. BLAKE3 lines under b3sum's `--seek`
+/// (`blake3_seek` above 0) are compared with the output from that byte, one file at a time.
+fn verify_run(
+    run: &[Item],
+    mut ahead: Ahead,
+    options: &ReadOptions,
+    blake3_seek: u64,
+) -> Vec<Outcome> {
     // `ahead` holds the run's targets in order: each line's place among them.
     let places: Vec<Option<usize>> = run
         .iter()
@@ -819,7 +827,18 @@ fn verify_run(run: &[Item], mut ahead: Ahead, options: &ReadOptions) -> Vec<Outc
             })
             .collect();
         let opened = ahead.part(lines.iter().map(|(index, _, _)| places[*index]));
-        let digests = hash_inputs(&inputs, opened, algorithm, options);
+        let digests = match algorithm {
+            Algorithm::Blake3 if blake3_seek > 0 => {
+                let output_at = crate::dropin::b3sum::OutputAt(blake3_seek);
+                let digests = inputs
+                    .iter()
+                    .map(|input| hash_input_with(input, &output_at, options))
+                    .collect();
+                drop(opened);
+                digests
+            }
+            _ => hash_inputs(&inputs, opened, algorithm, options),
+        };
         for (((index, entry, input), digest), unopened) in
             lines.into_iter().zip(digests).zip(unopened)
         {

@@ -429,6 +429,11 @@ pub struct Cli {
     #[arg(skip)]
     pub sysv: bool,
 
+    /// b3sum's `--seek` with `--check`: each file's BLAKE3 output is compared from this byte,
+    /// as b3sum compares it.
+    #[arg(skip)]
+    pub blake3_seek: u64,
+
     /// The options typed, by their long names, in the order typed (`--bench` refuses those of
     /// other modes by name). Gathered under `--bench` only: no other mode reads them.
     #[arg(skip)]
@@ -869,6 +874,7 @@ impl B3sumCli {
             quiet: self.quiet,
             threads: self.num_threads,
             no_mmap: self.no_mmap,
+            blake3_seek: self.seek,
             ..Cli::default()
         }
     }

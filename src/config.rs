@@ -531,6 +531,7 @@ fn check(
         filter: walk.filter,
         report: Report::new(cli.json),
         run,
+        blake3_seek: cli.blake3_seek,
     }
 }
 

@@ -15,9 +15,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 impl B3sumCli {
-    /// Whether the command line asks for more than a plain 32-byte BLAKE3 digest.
+    /// Whether the command line asks for more than a plain 32-byte BLAKE3 digest. Never with
+    /// `--check`, which goes through the check like every program's (b3sum refuses the other
+    /// options beside it, and `--seek` is where each file's output is compared from).
     pub fn wants_extended_output(&self) -> bool {
-        self.keyed || self.derive_key.is_some() || self.length != 32 || self.seek != 0 || self.raw
+        !self.check
+            && (self.keyed
+                || self.derive_key.is_some()
+                || self.length != 32
+                || self.seek != 0
+                || self.raw)
     }
 }
 
@@ -188,4 +195,53 @@ fn write_hex(out: &mut impl Write, output: &mut blake3::OutputReader, len: u64) 
         remaining -= take as u64;
     }
     Ok(())
+}
+
+/// BLAKE3's 32 output bytes from the field's byte of its output stream on: what `b3sum
+/// --check --seek` compares a listed file's digest with (b3sum positions the output reader before it reads
+/// the 32 bytes). Hashed on the blake3 crate as the extended output is, and never kept in
+/// `--cache`, which holds plain digests.
+pub(crate) struct OutputAt(pub u64);
+
+impl OutputAt {
+    fn from(&self, hasher: &blake3::Hasher) -> Digest {
+        let mut output = hasher.finalize_xof();
+        output.set_position(self.0);
+        let mut bytes = [0u8; blake3::OUT_LEN];
+        output.fill(&mut bytes);
+        Digest::from_slice(&bytes)
+    }
+}
+
+impl crate::io::read::Hashing for OutputAt {
+    type Output = Digest;
+
+    fn reader(&self, reader: impl Read) -> io::Result<Digest> {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update_reader(reader)?;
+        Ok(self.from(&hasher))
+    }
+
+    fn buffer(&self, bytes: &[u8]) -> Digest {
+        self.from(blake3::Hasher::new().update(bytes))
+    }
+
+    fn mapping(
+        &self,
+        mapping: &crate::io::mapped::Mapping,
+        options: &crate::io::read::ReadOptions,
+    ) -> Digest {
+        let mut hasher = blake3::Hasher::new();
+        match options.split_files {
+            true => hasher.update_rayon(mapping.bytes()),
+            false => hasher.update(mapping.bytes()),
+        };
+        self.from(&hasher)
+    }
+
+    fn cached(&self, _: &crate::io::cache::Cache, _: &std::fs::Metadata) -> Option<Digest> {
+        None
+    }
+
+    fn remember(&self, _: &crate::io::cache::Cache, _: &std::fs::Metadata, _: &Digest) {}
 }

@@ -154,6 +154,7 @@ fn check_mode(program: &Program, options: &Options) -> Check {
             cache: None,
             stats: false,
         },
+        blake3_seek: 0,
     }
 }
 
