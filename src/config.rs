@@ -870,10 +870,6 @@ fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Err
     let binary_or_text = cli.binary || cli.text_typed;
     let is_coreutils = personality.is_coreutils();
     let refusals: [(bool, &str); 10] = [
-        (
-            cli.tag && cli.text_typed,
-            "--tag does not support --text mode",
-        ),
         // fasthash itself reads NUL-terminated manifests; coreutils refuses them.
         (
             is_coreutils && cli.zero && check,
@@ -906,6 +902,13 @@ fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Err
         (
             cli.strict && !check,
             "the --strict option is meaningful only when verifying checksums",
+        ),
+        // After the checks above, as coreutils 9.11 orders them; `-t` before `--tag` is
+        // refused too (9.1's `--tag` cleared an earlier `-t`). cksum words it its own way
+        // (`dropin::cksum`).
+        (
+            cli.tag && cli.text_typed && personality.name != "cksum",
+            "--tag does not support --text mode",
         ),
         (
             (cli.base64 || cli.no_names) && check,
@@ -957,6 +960,25 @@ mod tests {
             usage_message(&["sha256sum", "--tag", "-t"]),
             "--tag does not support --text mode"
         );
+        // 9.11's `--tag` no longer clears an earlier `-t` (9.1's set binary mode).
+        assert_eq!(
+            usage_message(&["sha256sum", "-t", "--tag"]),
+            "--tag does not support --text mode"
+        );
+        // 9.11 tests --tag against --text after the options meaningful only with --check.
+        for order in [["-t", "--tag"], ["--tag", "-t"]] {
+            assert_eq!(
+                usage_message(&["md5sum", order[0], order[1], "-c", "f"]),
+                "the --tag option is meaningless when verifying checksums"
+            );
+        }
+        // cksum words the same refusal its own way.
+        for order in [["-t", "--tag"], ["--tag", "-t"]] {
+            assert_eq!(
+                usage_message(&["cksum", order[0], order[1], "f"]),
+                "--text mode is only supported with --untagged"
+            );
+        }
         assert_eq!(
             usage_message(&["sha256sum", "-c", "--tag", "--quiet"]),
             "the --tag option is meaningless when verifying checksums"
