@@ -198,13 +198,14 @@ fn write_hex(out: &mut impl Write, output: &mut blake3::OutputReader, len: u64) 
 }
 
 /// BLAKE3's 32 output bytes from the field's byte of its output stream on: what `b3sum
-/// --check --seek` compares a listed file's digest with (b3sum positions the output reader before it reads
-/// the 32 bytes). Hashed on the blake3 crate as the extended output is, and never kept in
-/// `--cache`, which holds plain digests.
+/// --check --seek` compares a listed file's digest with (b3sum positions the output reader
+/// before it reads the 32 bytes). Hashed on the blake3 crate as the extended output is, and
+/// never kept in `--cache`, which holds plain digests.
 pub(crate) struct OutputAt(pub u64);
 
 impl OutputAt {
-    fn from(&self, hasher: &blake3::Hasher) -> Digest {
+    /// The 32 bytes at this position of `hasher`'s output.
+    fn bytes_of(&self, hasher: &blake3::Hasher) -> Digest {
         let mut output = hasher.finalize_xof();
         output.set_position(self.0);
         let mut bytes = [0u8; blake3::OUT_LEN];
@@ -219,11 +220,11 @@ impl crate::io::read::Hashing for OutputAt {
     fn reader(&self, reader: impl Read) -> io::Result<Digest> {
         let mut hasher = blake3::Hasher::new();
         hasher.update_reader(reader)?;
-        Ok(self.from(&hasher))
+        Ok(self.bytes_of(&hasher))
     }
 
     fn buffer(&self, bytes: &[u8]) -> Digest {
-        self.from(blake3::Hasher::new().update(bytes))
+        self.bytes_of(blake3::Hasher::new().update(bytes))
     }
 
     fn mapping(
@@ -236,7 +237,7 @@ impl crate::io::read::Hashing for OutputAt {
             true => hasher.update_rayon(mapping.bytes()),
             false => hasher.update(mapping.bytes()),
         };
-        self.from(&hasher)
+        self.bytes_of(&hasher)
     }
 
     fn cached(&self, _: &crate::io::cache::Cache, _: &std::fs::Metadata) -> Option<Digest> {
