@@ -671,8 +671,6 @@ pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, Error> {
 /// always there).
 pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuParse, Error> {
     let mut cli = Cli::default();
-    let mut wants_help = false;
-    let mut wants_version = false;
     let mut only_operands = false;
     let mut rest = args.iter().skip(1);
     while let Some(arg) = rest.next() {
@@ -685,21 +683,16 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
             only_operands = true;
             continue;
         }
+        // getopt hands over --help and --version as soon as it meets them, and coreutils
+        // prints and exits there: the first wins, and nothing after it is looked at.
         match bytes.strip_prefix(b"--") {
             Some(long) => match parse_long(&mut cli, options, bytes, long, &mut rest)? {
-                Asked::Help => wants_help = true,
-                Asked::Version => wants_version = true,
+                Asked::Help => return Ok(GnuParse::Help),
+                Asked::Version => return Ok(GnuParse::Version),
                 Asked::Nothing => {}
             },
             None => parse_short(&mut cli, options, bytes, &mut rest)?,
         }
-    }
-    // getopt handles --help and --version as soon as it meets them; the first wins.
-    if wants_help {
-        return Ok(GnuParse::Help);
-    }
-    if wants_version {
-        return Ok(GnuParse::Version);
     }
     Ok(GnuParse::Run(Box::new(cli)))
 }
@@ -902,6 +895,34 @@ mod tests {
             Err(other) => panic!("unexpected error {other:?}"),
             Ok(_) => panic!("expected an error"),
         }
+    }
+
+    /// getopt's order: `--help` or `--version` ends the parse where it stands, so a bad option
+    /// after it is never seen, one before it still fails, and of the two the first wins.
+    #[test]
+    fn help_and_version_end_the_parse_where_they_are_met() {
+        let parsed = |list: &[&str]| parse_coreutils(&args(list));
+        for list in [
+            &["sha1sum", "--help", "--bogus", "a"][..],
+            &["sha1sum", "a", "--help", "-x"],
+            &["sha1sum", "--he", "--version"],
+        ] {
+            assert!(matches!(parsed(list), Ok(GnuParse::Help)), "{list:?}");
+        }
+        for list in [
+            &["sha1sum", "--version", "-x"][..],
+            &["sha1sum", "--version", "--help"],
+        ] {
+            assert!(matches!(parsed(list), Ok(GnuParse::Version)), "{list:?}");
+        }
+        assert_eq!(
+            error(&["sha1sum", "--bogus", "--help"]),
+            "unrecognized option '--bogus'"
+        );
+        assert_eq!(
+            error(&["sha1sum", "-x", "--version"]),
+            "invalid option -- 'x'"
+        );
     }
 
     #[test]
