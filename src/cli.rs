@@ -668,8 +668,19 @@ pub fn parse_coreutils(args: &[OsString]) -> Result<GnuParse, Error> {
 }
 
 /// [`parse_coreutils`] over another program's option table (`--help` and `--version` are
-/// always there).
+/// always there). With `POSIXLY_CORRECT` in the environment, as getopt does then, the first
+/// operand ends the options: the words after it are files whatever they look like.
 pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuParse, Error> {
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    parse_gnu_in_order(args, options, posixly_correct)
+}
+
+/// [`parse_gnu`], the first operand ending the options when `posixly_correct`.
+fn parse_gnu_in_order(
+    args: &[OsString],
+    options: &[GnuOption],
+    posixly_correct: bool,
+) -> Result<GnuParse, Error> {
     let mut cli = Cli::default();
     let mut only_operands = false;
     let mut rest = args.iter().skip(1);
@@ -677,6 +688,7 @@ pub(crate) fn parse_gnu(args: &[OsString], options: &[GnuOption]) -> Result<GnuP
         let bytes = arg.as_bytes();
         if only_operands || bytes.len() < 2 || bytes[0] != b'-' {
             cli.files.push(arg.clone());
+            only_operands |= posixly_correct;
             continue;
         }
         if bytes == b"--" {
@@ -895,6 +907,24 @@ mod tests {
             Err(other) => panic!("unexpected error {other:?}"),
             Ok(_) => panic!("expected an error"),
         }
+    }
+
+    /// Under `POSIXLY_CORRECT`, getopt stops at the first operand: what follows is files.
+    #[test]
+    fn posixly_correct_ends_the_options_at_the_first_operand() {
+        let posix = parse_gnu_in_order(
+            &args(&["md5sum", "-b", "a", "--tag", "-z"]),
+            COREUTILS_OPTIONS,
+            true,
+        );
+        let Ok(GnuParse::Run(cli)) = posix else {
+            panic!("expected a run");
+        };
+        assert!(cli.binary && !cli.tag && !cli.zero);
+        assert_eq!(cli.files, args(&["a", "--tag", "-z"]));
+        let usual = run(&["md5sum", "-b", "a", "--tag", "-z"]);
+        assert!(usual.tag && usual.zero);
+        assert_eq!(usual.files, args(&["a"]));
     }
 
     /// getopt's order: `--help` or `--version` ends the parse where it stands, so a bad option

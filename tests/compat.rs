@@ -202,6 +202,39 @@ fn names_in_messages_and_status_lines_follow_the_locale() {
     }
 }
 
+/// With `POSIXLY_CORRECT` set, the coreutils programs take every word after the first operand
+/// as a file, as getopt then stops there: `md5sum a --tag` hashes `a` untagged and finds no
+/// file `--tag`.
+#[test]
+fn posixly_correct_stops_the_options_at_the_first_operand() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), b"hi\n").unwrap();
+    let real = peer("md5sum");
+    let run = |binary: &std::path::Path| {
+        program(binary, dir.path())
+            .called("md5sum")
+            .args(["a", "--tag"])
+            .env("POSIXLY_CORRECT", "1")
+            .output()
+    };
+    let ours = run(std::path::Path::new(common::FASTHASH));
+    use md5::Digest as _;
+    let digest: String = md5::Md5::digest(b"hi\n")
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_output(
+        "POSIXLY_CORRECT=1 md5sum a --tag",
+        &ours,
+        &format!("{digest}  a\n"),
+        "md5sum: --tag: No such file or directory\n",
+        1,
+    );
+    if let Some(real) = &real {
+        assert_same_output("POSIXLY_CORRECT=1 md5sum a --tag", &ours, &run(real));
+    }
+}
+
 #[test]
 fn standard_input_is_named_dash() {
     let (dir, _) = corpus();
