@@ -22,11 +22,11 @@ use crate::format::status::{
     write_xxhsum_nothing_verified, write_xxhsum_summary, write_xxhsum_unopened,
     write_xxhsum_verdict, FileStatus, Listed, ManifestSummary, Report, Summary,
 };
-use crate::io::batch::hash_inputs;
+use crate::io::batch::{hash_inputs, one_by_one};
 use crate::io::lines::{LineReader, LineTooLong};
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
-use crate::io::read::{hash_input, hash_input_with, ReadOptions};
+use crate::io::read::{hash_input, ReadOptions};
 use crate::io::settings::RunSettings;
 use crate::io::walk::Filter;
 use crate::io::Input;
@@ -826,16 +826,11 @@ fn verify_run(
                     .is_some_and(|place| matches!(ahead.files.get(place), Some(Some(Err(_)))))
             })
             .collect();
-        let opened = ahead.part(lines.iter().map(|(index, _, _)| places[*index]));
+        let mut opened = ahead.part(lines.iter().map(|(index, _, _)| places[*index]));
         let digests = match algorithm {
             Algorithm::Blake3 if blake3_seek > 0 => {
                 let output_at = crate::dropin::b3sum::OutputAt(blake3_seek);
-                let digests = inputs
-                    .iter()
-                    .map(|input| hash_input_with(input, &output_at, options))
-                    .collect();
-                drop(opened);
-                digests
+                one_by_one(&inputs, &mut opened, &output_at, options)
             }
             _ => hash_inputs(&inputs, opened, algorithm, options),
         };

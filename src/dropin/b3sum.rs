@@ -143,9 +143,14 @@ fn hash(
     } else {
         hasher.update_mmap_rayon(Path::new(file)).map_err(input)?;
     }
+    Ok(output_from(&hasher, cli.seek))
+}
+
+/// `hasher`'s output stream, positioned at byte `seek` (`--seek`).
+fn output_from(hasher: &blake3::Hasher, seek: u64) -> blake3::OutputReader {
     let mut output = hasher.finalize_xof();
-    output.set_position(cli.seek);
-    Ok(output)
+    output.set_position(seek);
+    output
 }
 
 fn write(
@@ -206,10 +211,8 @@ pub(crate) struct OutputAt(pub u64);
 impl OutputAt {
     /// The 32 bytes at this position of `hasher`'s output.
     fn bytes_of(&self, hasher: &blake3::Hasher) -> Digest {
-        let mut output = hasher.finalize_xof();
-        output.set_position(self.0);
         let mut bytes = [0u8; blake3::OUT_LEN];
-        output.fill(&mut bytes);
+        output_from(hasher, self.0).fill(&mut bytes);
         Digest::from_slice(&bytes)
     }
 }

@@ -115,16 +115,25 @@ pub(crate) fn in_order<H: Hashing>(
     options: &ReadOptions,
 ) -> Option<Vec<io::Result<H::Output>>> {
     let sequential = inputs.len() <= 1 || inputs.iter().any(|input| **input == Input::Stdin);
-    sequential.then(|| {
-        inputs
-            .iter()
-            .enumerate()
-            .map(|(index, input)| match ahead.take(index) {
-                Some(opened) => hash_opened_ahead(opened?, hashing, options),
-                None => hash_input_with(input, hashing, options),
-            })
-            .collect()
-    })
+    sequential.then(|| one_by_one(inputs, ahead, hashing, options))
+}
+
+/// Inputs hashed one after the other on this thread, each from what the open stage did for it
+/// (`ahead`) where it did something, else opened here.
+pub(crate) fn one_by_one<H: Hashing>(
+    inputs: &[&Input],
+    ahead: &mut Ahead,
+    hashing: &H,
+    options: &ReadOptions,
+) -> Vec<io::Result<H::Output>> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(index, input)| match ahead.take(index) {
+            Some(opened) => hash_opened_ahead(opened?, hashing, options),
+            None => hash_input_with(input, hashing, options),
+        })
+        .collect()
 }
 
 /// One input the open stage opened or read: hashed from its bytes, or read from its file.
