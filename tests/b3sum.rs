@@ -201,7 +201,7 @@ fn check_with_seek_compares_the_output_from_that_byte() {
         output.set_position(1);
         let mut bytes = [0u8; 32];
         output.fill(&mut bytes);
-        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        common::encode_hex(&bytes)
     };
     let plain = |data: &[u8]| blake3::hash(data).to_hex().to_string();
     std::fs::write(dir.path().join("a"), b"hi\n").unwrap();

@@ -219,10 +219,7 @@ fn posixly_correct_stops_the_options_at_the_first_operand() {
     };
     let ours = run(std::path::Path::new(common::FASTHASH));
     use md5::Digest as _;
-    let digest: String = md5::Md5::digest(b"hi\n")
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = common::encode_hex(&md5::Md5::digest(b"hi\n"));
     assert_output(
         "POSIXLY_CORRECT=1 md5sum a --tag",
         &ours,

@@ -542,10 +542,7 @@ fn multipart_etags_side_by_side_match_md5_of_part_md5s() {
             .chunks(part_size)
             .flat_map(|part| md5::Md5::digest(part).to_vec())
             .collect();
-        let md5_of_md5s: String = md5::Md5::digest(&part_md5s)
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let md5_of_md5s = common::encode_hex(&md5::Md5::digest(&part_md5s));
         let expected = format!("\"{md5_of_md5s}-{}\"", content.len().div_ceil(part_size));
         for kernel in ["md5=avx512", "md5=avx2", "md5=neon", "portable"] {
             let (_, name) = kernel.split_once('=').unwrap_or(("", "portable"));

@@ -148,11 +148,9 @@ fn what_xxhsum_0_8_3_does() {
         format!("\\XXH3_{xxh3}  back\\\\slash\\nnew\n")
     );
     // XSUM_printLine_BSD with _LE and the bytes reversed.
-    let le: String = common::decode_hex(&xxh3)
-        .iter()
-        .rev()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let mut reversed = common::decode_hex(&xxh3);
+    reversed.reverse();
+    let le = common::encode_hex(&reversed);
     let tagged = run_ours(
         "xxhsum",
         [os(&["-H3", "--tag", "--little-endian"]), vec![name.clone()]].concat(),

@@ -23,6 +23,11 @@ pub fn decode_hex(hex: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Bytes as lowercase hex, as the tools print digests.
+pub fn encode_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
 /// xxHash's sanity buffer (tests/sanity_test.c, fillTestBuffer).
 pub fn xxh_sanity_buffer(len: usize) -> Vec<u8> {
     const PRIME32: u64 = 2654435761;
