@@ -573,11 +573,13 @@ pub(crate) struct GnuOption {
     pub(crate) set: GnuAction,
 }
 
-/// What an option does: a flag, or one that takes an argument (and may refuse it).
+/// What an option does: a flag, or one that takes an argument and may refuse it. A refusal
+/// ends the parse where the option stands, as coreutils' option loop dies there: `cksum -a
+/// bad --help` is refused, `cksum --help -a bad` prints the help.
 #[derive(Clone, Copy)]
 pub(crate) enum GnuAction {
     Flag(fn(&mut Cli)),
-    Value(fn(&mut Cli, &[u8])),
+    Value(fn(&mut Cli, &[u8]) -> Result<(), Error>),
 }
 
 pub(crate) const COREUTILS_OPTIONS: &[GnuOption] = &[
@@ -763,9 +765,9 @@ fn parse_long<'a>(
         (_, Some(option)) => match (&option.set, value) {
             (GnuAction::Flag(_), Some(_)) => return no_argument(),
             (GnuAction::Flag(set), None) => set(cli),
-            (GnuAction::Value(set), Some(value)) => set(cli, value),
+            (GnuAction::Value(set), Some(value)) => set(cli, value)?,
             (GnuAction::Value(set), None) => match rest.next() {
-                Some(next) => set(cli, next.as_bytes()),
+                Some(next) => set(cli, next.as_bytes())?,
                 None => {
                     return Err(Error::usage(format!(
                         "option '--{full}' requires an argument"
@@ -798,10 +800,10 @@ fn parse_short<'a>(
             GnuAction::Flag(set) => set(cli),
             GnuAction::Value(set) => {
                 if at + 1 < arg.len() {
-                    set(cli, &arg[at + 1..]);
+                    set(cli, &arg[at + 1..])?;
                 } else {
                     match rest.next() {
-                        Some(next) => set(cli, next.as_bytes()),
+                        Some(next) => set(cli, next.as_bytes())?,
                         None => {
                             return Err(Error::usage(format!(
                                 "option requires an argument -- '{}'",

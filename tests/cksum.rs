@@ -395,6 +395,50 @@ fn fasthash_refuses_what_legacy_checksums_cannot_do() {
 /// `-l 0` asks for the default length, which every algorithm has: 9.11 refuses only a
 /// non-zero length outside blake2b, sha2 and sha3 (cksum.c tests `digest_length &&`;
 /// coreutils' tests/cksum/cksum-raw.sh passes `-l0` to every algorithm).
+/// coreutils reads `-a` (XARGMATCH_EXACT) and `-l` (xnumtoimax) in its option loop, so a bad
+/// argument is refused where it stands, before a `--help` after it is met; one after `--help`
+/// is never read. Both releases do this; the list of `-a` names is 9.11's (`src/cksum.c`).
+#[test]
+fn a_bad_option_argument_is_refused_before_a_later_help() {
+    let dir = setup();
+    let dir = dir.path();
+    for (program_name, args) in [
+        ("cksum", &["--length=x", "--help"][..]),
+        ("cksum", &["-a", "md5", "-lx", "--help"]),
+        ("b2sum", &["-l", "+", "--help"]),
+    ] {
+        same(dir, program_name, &os(args));
+    }
+    let length = dropin("b2sum", dir, ["-l", "x", "--help"]);
+    assert_output(
+        "b2sum -l x --help",
+        &length,
+        "",
+        "b2sum: invalid length: 'x'\n",
+        1,
+    );
+    let algorithm = dropin("cksum", dir, ["-a", "foo", "--help"]);
+    assert!(
+        algorithm.stdout.is_empty(),
+        "cksum -a foo --help printed help"
+    );
+    assert!(
+        text(&algorithm.stderr).starts_with("cksum: invalid argument 'foo' for '--algorithm'\n"),
+        "{}",
+        text(&algorithm.stderr)
+    );
+    assert_eq!(algorithm.status.code(), Some(1));
+    // The help itself is our own text, not coreutils'.
+    for (program_name, args) in [
+        ("cksum", ["--help", "-a", "foo"]),
+        ("b2sum", ["--help", "-l", "x"]),
+    ] {
+        let help_first = dropin(program_name, dir, args);
+        assert!(text(&help_first.stdout).starts_with(&format!("Usage: {program_name} ")));
+        assert_eq!(help_first.status.code(), Some(0), "{program_name} {args:?}");
+    }
+}
+
 #[test]
 fn cksum_takes_length_zero_with_any_algorithm() {
     let dir = setup();

@@ -8,17 +8,26 @@ use crate::format::manifest::Retag;
 use crate::format::quote::quote_arg;
 use crate::kernels::{cksum_names, Algorithm, CksumName};
 
+/// `-l`: refused where it stands unless a number (coreutils 9.11 reads it with xnumtoimax in
+/// its option loop; what the number may be is decided later, with the algorithm).
 const LENGTH: GnuOption = GnuOption {
     long: "length",
     short: Some(b'l'),
-    set: GnuAction::Value(|c, v| c.length_text = Some(v.to_vec())),
+    set: GnuAction::Value(|c, v| {
+        c.length_text = Some(v.to_vec());
+        length_number(v).map(|_| ())
+    }),
 };
 
 const CKSUM_ONLY: &[GnuOption] = &[
     GnuOption {
         long: "algorithm",
         short: Some(b'a'),
-        set: GnuAction::Value(|c, v| c.cksum_algorithm = Some(v.to_vec())),
+        // Refused where it stands unless a name of cksum's (XARGMATCH_EXACT in its loop).
+        set: GnuAction::Value(|c, v| {
+            c.cksum_algorithm = Some(v.to_vec());
+            cksum_name(v).map(|_| ())
+        }),
     },
     GnuOption {
         long: "base64",
@@ -204,7 +213,7 @@ fn resolve_b2sum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
 }
 
 fn resolve_cksum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
-    let named = cksum_name(given)?;
+    let named = given.algorithm.map(cksum_name).transpose()?;
     // Without -a: the CRC, which a check does not fix (each line's tag says).
     let (name, row) = named.unwrap_or_else(|| {
         *cksum_names()
@@ -229,17 +238,14 @@ fn resolve_cksum(shown_name: &str, given: &Typed) -> Result<Resolved, Error> {
     })
 }
 
-/// The name `-a` gave, looked up in the algorithm table (None without `-a`); an unknown one
-/// is refused with the list of valid names, in cksum's order.
-fn cksum_name(given: &Typed) -> Result<Option<(&'static CksumName, Algorithm)>, Error> {
-    let Some(typed) = given.algorithm else {
-        return Ok(None);
-    };
+/// The name `-a` gave (`typed`), looked up in the algorithm table; an unknown one is refused
+/// with the list of valid names, in cksum's order.
+fn cksum_name(typed: &[u8]) -> Result<(&'static CksumName, Algorithm), Error> {
     if let Some(found) = cksum_names()
         .iter()
         .find(|(name, _)| name.name.as_bytes() == typed)
     {
-        return Ok(Some(*found));
+        return Ok(*found);
     }
     // gnulib's argmatch_invalid and argmatch_valid, which quote with quote().
     let valid: String = cksum_names()
@@ -342,28 +348,31 @@ fn refuse_cksum_combinations(
     Ok(())
 }
 
-/// The number `-l` gives, read as xnumtoimax reads it: optional leading blanks and `+`, decimal
-/// digits, nothing after; a number too large for the integer is clamped quietly to the
-/// maximum (which the checks after refuse with their own message). None when not given.
+/// The number `-l` gives, None when not given ([`length_number`]).
 fn length_value(given: &Typed) -> Result<Option<u64>, Error> {
-    let Some(typed) = given.length else {
-        return Ok(None);
-    };
+    given.length.map(length_number).transpose()
+}
+
+/// `-l`'s argument (`typed`) read as xnumtoimax reads it: optional leading blanks and `+`,
+/// decimal digits, nothing after; a number too large for the integer is clamped quietly to
+/// the maximum (which the checks after refuse with their own message).
+fn length_number(typed: &[u8]) -> Result<u64, Error> {
     let text = String::from_utf8_lossy(typed);
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
     let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(refusal(invalid_length(given), false));
+        return Err(refusal(invalid_length_of(typed), false));
     }
-    Ok(Some(digits.parse().unwrap_or(u64::MAX)))
+    Ok(digits.parse().unwrap_or(u64::MAX))
 }
 
 /// `invalid length: ‘TEXT’`, the argument of `-l` quoted as coreutils' quote() does it.
 fn invalid_length(given: &Typed) -> String {
-    format!(
-        "invalid length: {}",
-        quote_arg(given.length.unwrap_or_default())
-    )
+    invalid_length_of(given.length.unwrap_or_default())
+}
+
+fn invalid_length_of(typed: &[u8]) -> String {
+    format!("invalid length: {}", quote_arg(typed))
 }
 
 /// `-l BITS` as coreutils reads it: a decimal number (0 means the default), at most 512 and a
