@@ -731,3 +731,84 @@ fn the_single_blank_layout_holds_across_manifests_under_coreutils_names() {
         }
     }
 }
+
+/// Lines coreutils reads its own way (`split_3`, `bsd_split_3` and `filename_unescape` in
+/// `src/cksum.c`; 9.1 and 9.11 alike): a NUL in an escaped name makes the line malformed;
+/// sha256sum reads its own tag only, not cksum's `SHA2-256`, and cksum only its `-a` names'
+/// tags; a length after `BLAKE2b-` is read in base 0 (`0x100` and `0400` are 256, `00256` is
+/// octal 174); cksum and b2sum take a digest and one blank as a line of an empty name.
+#[test]
+fn manifest_lines_read_as_coreutils_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("h"), b"abc").unwrap();
+    let md5 = common::rfc_1321_md5(b"abc");
+    // FIPS 180-2's example "abc".
+    let sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let malformed = [
+        ("md5sum", &[][..], format!("\\{md5}  h\0junk")),
+        ("md5sum", &[], format!("\\MD5 (h\0x) = {md5}")),
+        ("md5sum", &[], format!("{md5} ")),
+        ("sha256sum", &[], format!("SHA2-256 (h) = {sha256}")),
+        ("cksum", &[], "XXH64 (h) = 44bc2cf5ad770999".to_string()),
+        (
+            "cksum",
+            &["-a", "sha256"],
+            format!("SHA2-256 (h) = {sha256}"),
+        ),
+    ];
+    for (name, options, line) in malformed {
+        std::fs::write(dir.join("m"), format!("{line}\n")).unwrap();
+        let args = [options, &["-c", "m"]].concat();
+        let what = format!("{name} {args:?} of {line:?}");
+        let ours = run_as(None, name, dir, "C", &args);
+        let refusal = format!("{name}: m: no properly formatted checksum lines found\n");
+        common::assert_output(&what, &ours, "", &refusal, 1);
+        // coreutils 9.1's cksum has no -a sha256 -c of tagged lines to compare with.
+        if let Some(real) = peer(name).filter(|_| options.is_empty()) {
+            let theirs = run_as(Some(&real), name, dir, "C", &args);
+            common::assert_same_output(&what, &ours, &theirs);
+        }
+    }
+    std::fs::write(dir.join("m"), format!("{md5} \n")).unwrap();
+    let empty_name = run_as(None, "cksum", dir, "C", &["-a", "md5", "-c", "m"]);
+    let unreadable = "cksum: '': No such file or directory\n\
+                      cksum: WARNING: 1 listed file could not be read\n";
+    common::assert_output(
+        "cksum -a md5 -c of a digest and a blank",
+        &empty_name,
+        "'': FAILED open or read\n",
+        unreadable,
+        1,
+    );
+    // BLAKE2b's lengths, with b2sum's own line for "abc" as the digest.
+    let Some(b2sum) = peer("b2sum") else {
+        return;
+    };
+    let tagged = run_as(
+        Some(&b2sum),
+        "b2sum",
+        dir,
+        "C",
+        &["--tag", "-l", "256", "h"],
+    );
+    let tagged = String::from_utf8(tagged.stdout).unwrap();
+    for (length, stdout, stderr, code) in [
+        ("0x100", "h: OK\n", "", 0),
+        ("0400", "h: OK\n", "", 0),
+        (
+            "00256",
+            "",
+            "b2sum: m: no properly formatted checksum lines found\n",
+            1,
+        ),
+    ] {
+        let line = tagged.replace("BLAKE2b-256", &format!("BLAKE2b-{length}"));
+        std::fs::write(dir.join("m"), &line).unwrap();
+        let what = format!("b2sum -c of {line:?}");
+        let ours = run_as(None, "b2sum", dir, "C", &["-c", "m"]);
+        common::assert_output(&what, &ours, stdout, stderr, code);
+        let theirs = run_as(Some(&b2sum), "b2sum", dir, "C", &["-c", "m"]);
+        common::assert_same_output(&what, &ours, &theirs);
+    }
+}

@@ -162,6 +162,55 @@ fn lookup_tag(tag: &[u8]) -> Option<(Algorithm, bool)> {
         .map(|algorithm| (algorithm, false))
 }
 
+/// A tag as coreutils reads it (`split_3`): the program's own tag (`own`), or without one any
+/// of cksum's `-a` names' tags but the legacy checksums' (`BSD`, `SYSV`, `CRC`, `CRC32B`,
+/// which have no checkable lines); then, where lengths vary (`lengths`), a `-` and a length,
+/// read as C's `strtoimax` reads it in base 0 (`BLAKE2b-0x100` is `BLAKE2b-256`, a leading
+/// 0 is octal).
+fn coreutils_tag(text: &[u8], own: Option<&str>, lengths: bool) -> Option<Algorithm> {
+    let (base, length) = match text.iter().position(|&b| b == b'-') {
+        Some(dash) if lengths => (&text[..dash], Some(c_integer(&text[dash + 1..])?)),
+        Some(_) => return None,
+        None => (text, None),
+    };
+    let base = std::str::from_utf8(base).ok()?;
+    let known = match own {
+        Some(own) => own == base,
+        None => crate::kernels::cksum_names()
+            .iter()
+            .any(|(name, _)| name.tag == base),
+    };
+    if !known {
+        return None;
+    }
+    let algorithm = match length {
+        Some(bits) => Algorithm::from_bsd_tag(&format!("{base}-{bits}"))?,
+        None => Algorithm::from_bsd_tag(base)?,
+    };
+    (!algorithm.info().with_size).then_some(algorithm)
+}
+
+/// An unsigned number as C's `strtoimax(text, &end, 0)` reads it, where all of `text` must
+/// be taken: decimal, `0x` hex or a leading-`0` octal, starting with a digit (no sign, no
+/// blank); None past the signed 64-bit range, as `xstrtoimax` refuses it.
+fn c_integer(text: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(text).ok()?;
+    if !text.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None if text.len() > 1 && text.starts_with('0') => (&text[1..], 8),
+        None => (text, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix)
+        .ok()
+        .filter(|&value| value <= i64::MAX as u64)
+}
+
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
@@ -311,7 +360,7 @@ impl LineParser {
             .iter()
             .position(|&b| b == b' ' || b == b'(')
             .unwrap_or(rest.len());
-        let tag = lookup_tag(&rest[..tag_end]).filter(|_| {
+        let tag = self.read_tag(&rest[..tag_end]).filter(|_| {
             self.narrowed
                 .is_none_or(|t| t.as_bytes() == &rest[..tag_end])
         });
@@ -339,6 +388,38 @@ impl LineParser {
             return self.parse_tagged(tagged, escaped, tag_algorithm, little_endian);
         }
         self.parse_untagged(rest, escaped)
+    }
+
+    /// The algorithm a BSD line's tag (`text`, up to the blank or `(` after it) names, and
+    /// whether it is one of xxhsum's little-endian `_LE` tags; None for a tag this run does
+    /// not read.
+    fn read_tag(&self, text: &[u8]) -> Option<(Algorithm, bool)> {
+        if self.options.extensions {
+            return lookup_tag(text);
+        }
+        coreutils_tag(text, self.own_tag(), self.reads_variable_lengths())
+            .map(|algorithm| (algorithm, false))
+    }
+
+    /// The one tag the program reads, where it reads one only: md5sum's `MD5`, b2sum's
+    /// `BLAKE2b`, and cksum's with `-a` of an algorithm that is not a family (coreutils'
+    /// `DIGEST_TYPE_STRING`). None where cksum reads any of its tags.
+    fn own_tag(&self) -> Option<&'static str> {
+        let cksum = self.options.base64;
+        match self.options.algorithm {
+            Some(algorithm) if !(cksum && self.options.any_length) => {
+                Some(algorithm.info().bsd_tag)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the program reads digests of several lengths (b2sum, and cksum whatever its
+    /// algorithm): coreutils builds them with a shortest line of three bytes, and with a
+    /// length after a tag (`BLAKE2b-256`). Of the coreutils programs only cksum reads base64
+    /// (`HASH_ALGO_CKSUM`), and only b2sum reads any length without it.
+    fn reads_variable_lengths(&self) -> bool {
+        !self.options.extensions && (self.options.base64 || self.options.any_length)
     }
 
     fn parse_tagged(
@@ -397,8 +478,10 @@ impl LineParser {
             .unwrap_or(s.len());
         let digest_text = &s[..digest_end];
         // The digest must be followed by a blank (a space or a tab, as coreutils' `c_isblank`;
-        // not a CR or a form feed), and something after it.
-        if digest_end + 1 >= s.len() || !is_blank(s[digest_end]) {
+        // not a CR or a form feed), and something after it, except under b2sum and cksum,
+        // whose shortest line is three bytes (two digits and a blank): the name is then empty.
+        let nothing_after = digest_end + 1 >= s.len() && !self.reads_variable_lengths();
+        if nothing_after || digest_end >= s.len() || !is_blank(s[digest_end]) {
             return Line::Improper;
         }
         let mut j = digest_end + 1;
@@ -437,7 +520,7 @@ impl LineParser {
         // refuses to mix the two in one manifest.
         // One byte left is the name, whatever it is (`DIGEST *` names the file `*`, as in
         // coreutils, and `DIGEST  ` the file ` `).
-        let single_blank = s.len() - j == 1 || (s[j] != b' ' && s[j] != b'*');
+        let single_blank = s.len() - j <= 1 || (s[j] != b' ' && s[j] != b'*');
         if single_blank {
             if self.single_blank_layout == Some(false) {
                 return Line::Improper;
@@ -467,12 +550,16 @@ impl LineParser {
     }
 
     fn name(&self, raw: &[u8], escaped: bool) -> Option<Vec<u8>> {
+        // An escaped name may not hold a NUL (coreutils' `filename_unescape`); another ends at
+        // its first NUL, as it does for coreutils (a C string) and for the system.
+        if escaped && raw.contains(&0) {
+            return None;
+        }
         let mut name = if escaped {
             unescape_name(raw)?
         } else {
             raw.to_vec()
         };
-        // A file name ends at a NUL, as it does for coreutils (a C string) and for the system.
         if let Some(nul) = name.iter().position(|&b| b == 0) {
             name.truncate(nul);
         }
@@ -1045,6 +1132,96 @@ mod tests {
             outcome(sha256_only(), b"XXH3_LE (h) = fddc625c55e85595"),
             Line::Improper
         );
+    }
+
+    /// coreutils' `split_3`, `bsd_split_3` and `filename_unescape` (`src/cksum.c`, 9.11): each
+    /// program reads its own tag only, cksum the tags of its `-a` names, a length after a tag
+    /// as `strtoimax` in base 0 reads it, and no NUL in an escaped name.
+    #[test]
+    fn tags_lengths_and_names_as_each_coreutils_program_reads_them() {
+        let b2sum = ParseOptions {
+            algorithm: Some(Algorithm::Blake2b(64)),
+            any_length: true,
+            ..sha256_only()
+        };
+        let cksum = ParseOptions {
+            algorithm: None,
+            base64: true,
+            ..sha256_only()
+        };
+        let cksum_sha256 = ParseOptions {
+            base64: true,
+            ..sha256_only()
+        };
+        let b2_256 = hash(Algorithm::Blake2b(32), b"hello");
+        let b2_line = |tag: &str| format!("{tag} (f) = {b2_256}");
+        for tag in [
+            "BLAKE2b-256",
+            "BLAKE2b-0x100",
+            "BLAKE2b-0X100",
+            "BLAKE2b-0400",
+        ] {
+            for options in [b2sum, cksum] {
+                assert_eq!(
+                    entry(options, b2_line(tag).as_bytes()).expected,
+                    b2_256,
+                    "{tag}"
+                );
+            }
+        }
+        // 00256 is octal 174, not a multiple of 8; 08 is no octal number; no sign, no blank.
+        for tag in [
+            "BLAKE2b-00256",
+            "BLAKE2b-08",
+            "BLAKE2b-+256",
+            "BLAKE2b-0x",
+            "BLAKE2b-0",
+        ] {
+            assert_eq!(
+                outcome(b2sum, b2_line(tag).as_bytes()),
+                Line::Improper,
+                "{tag}"
+            );
+        }
+        // `SHA2-256` is cksum's tag, read without `-a`: not sha256sum's, nor `cksum -a sha256`'s.
+        let sha2_line = format!("SHA2-256 (f) = {H}");
+        assert_eq!(
+            entry(cksum, sha2_line.as_bytes()).algorithm,
+            Algorithm::Sha256
+        );
+        for options in [sha256_only(), cksum_sha256] {
+            assert_eq!(outcome(options, sha2_line.as_bytes()), Line::Improper);
+        }
+        assert_eq!(
+            outcome(sha256_only(), format!("SHA256-256 (f) = {H}").as_bytes()),
+            Line::Improper
+        );
+        // Tags of fasthash's other algorithms are not cksum's.
+        let xxh = format!("XXH64 (f) = {}", hash(Algorithm::Xxh64, b"hello"));
+        assert_eq!(outcome(cksum, xxh.as_bytes()), Line::Improper);
+        assert!(matches!(outcome(OPEN, xxh.as_bytes()), Line::Entry(_)));
+        // b2sum and cksum take a digest and one blank: an empty name. md5sum and the others
+        // need a byte more (their shortest line).
+        for options in [b2sum, cksum_sha256] {
+            let digest = hash(options.algorithm.unwrap(), b"hello");
+            assert_eq!(entry(options, format!("{digest} ").as_bytes()).name, b"");
+        }
+        assert_eq!(
+            outcome(sha256_only(), format!("{H} ").as_bytes()),
+            Line::Improper
+        );
+        // A NUL ends a plain name, and makes an escaped one malformed.
+        assert_eq!(
+            entry(sha256_only(), format!("{H}  f\0g").as_bytes()).name,
+            b"f"
+        );
+        for line in [format!("\\{H}  f\0g"), format!("\\SHA256 (f\0g) = {H}")] {
+            assert_eq!(
+                outcome(sha256_only(), line.as_bytes()),
+                Line::Improper,
+                "{line:?}"
+            );
+        }
     }
 
     #[test]
