@@ -320,12 +320,18 @@ pub(crate) fn directory_error(file: &File) -> io::Error {
     }
 }
 
-/// Whether a file changed between two looks at it: another size or modification time.
+/// Whether a file changed between two looks at it: another size, modification time or status
+/// change time. The last is what a rewrite cannot hide: `touch -d` puts an old modification
+/// time back on a file written in place, but every write (and the `touch` itself) moves the
+/// change time, which no call can set. Like tar, this also takes a `chmod` during the read
+/// for a change.
 pub(crate) fn changed(before: &Metadata, after: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
     fn mtime(m: &Metadata) -> Option<SystemTime> {
         m.modified().ok()
     }
-    before.len() != after.len() || mtime(before) != mtime(after)
+    let ctime = |m: &Metadata| (m.ctime(), m.ctime_nsec());
+    before.len() != after.len() || mtime(before) != mtime(after) || ctime(before) != ctime(after)
 }
 
 /// Small files (most of a source tree) cost system calls more than hashing: a file that fits
@@ -377,6 +383,32 @@ pub(crate) fn feed_reader(mut reader: impl Read, mut consume: impl FnMut(&[u8]))
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file written in place whose modification time is then put back (`touch -d`, restore
+    /// tools) keeps its size and mtime; its change time moved, and tells.
+    #[test]
+    fn a_rewrite_with_its_modification_time_put_back_is_a_change() {
+        use std::io::Write;
+        use std::os::unix::fs::MetadataExt;
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(b"old contents").unwrap();
+        let old_time = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
+        file.as_file().set_modified(old_time).unwrap();
+        let before = file.as_file().metadata().unwrap();
+        assert!(!changed(&before, &file.as_file().metadata().unwrap()));
+        // The change time has a resolution of a clock tick: wait until a write must move it.
+        let ctime = |m: &Metadata| (m.ctime(), m.ctime_nsec());
+        while ctime(&file.as_file().metadata().unwrap()) == ctime(&before) {
+            std::fs::write(file.path(), b"new contents").unwrap();
+            file.as_file().set_modified(old_time).unwrap();
+        }
+        let after = file.as_file().metadata().unwrap();
+        assert_eq!(
+            (after.len(), after.modified().unwrap()),
+            (before.len(), old_time)
+        );
+        assert!(changed(&before, &after));
+    }
 
     /// A thread hashing on the pool runs other files' jobs while it waits; one of those
     /// reading a file must not find the thread's buffer in use (it once panicked under qemu).
