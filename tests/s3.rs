@@ -441,6 +441,59 @@ fn verify_s3_never_cuts_a_file_into_parts_of_no_bytes() {
     assert_eq!(output.status.code(), Some(1));
 }
 
+/// A value of more parts than S3 makes (10,000) is not S3's, and is not cut into: each part's
+/// values would be kept, and a 1-byte part of a 20 MiB file took gigabytes before it aborted.
+/// With `--no-part-limits` a file is still cut into at most a million parts.
+#[test]
+fn part_counts_past_s3s_are_not_cut_into() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f"), vec![7u8; 20_001]).unwrap();
+    let head = serde_json::json!({
+        "ChecksumCRC32": "AAAAAA==-20001",
+        "ETag": "\"0123456789abcdef0123456789abcdef-20001\"",
+        "ContentLength": 20_001,
+        "ObjectParts": {"TotalPartsCount": 20_001, "Parts": [{"PartNumber": 1, "Size": 1}]}
+    });
+    fs::write(dir.path().join("head.json"), head.to_string()).unwrap();
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "head.json", "f"])
+        .output();
+    let reason = "cannot verify (more than the 10,000 parts S3 makes)";
+    assert_eq!(
+        text(&output.stdout),
+        format!("ContentLength: OK\nChecksumCRC32: {reason}\nETag: {reason}\nf: FAILED\n")
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let sparse = dir.path().join("sparse");
+    fs::File::create(&sparse)
+        .unwrap()
+        .set_len(1_000_001)
+        .unwrap();
+    let unlimited = fasthash(dir.path())
+        .args([
+            "--s3",
+            "-a",
+            "crc32",
+            "--part-size",
+            "1",
+            "--no-part-limits",
+            "sparse",
+            "f",
+        ])
+        .output();
+    assert_eq!(unlimited.status.code(), Some(1));
+    assert_eq!(
+        text(&unlimited.stderr),
+        "fasthash: sparse: 1000001 parts of 1 bytes; fasthash cuts a file into at most 1000000 \
+         parts, even with --no-part-limits (use a part size of at least 2)\n"
+    );
+    assert!(
+        text(&unlimited.stdout).ends_with("-20001  f\n"),
+        "{}",
+        text(&unlimited.stdout)
+    );
+}
+
 #[test]
 fn check_reads_s3_manifests() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 //! checks a file against it.
 
 use super::parts::part_count;
+use super::rules::MAX_PARTS;
 use crate::kernels::Algorithm;
 use serde_json::Value;
 
@@ -34,10 +35,13 @@ impl Reported {
     }
 
     /// How the object was cut, when S3 says enough to know: `Some(None)` for one upload of
-    /// the whole file, `Some(Some(size))` for parts of that size (the last one smaller).
+    /// the whole file, `Some(Some(size))` for parts of that size (the last one smaller). Never
+    /// more parts than S3 makes: what says so was not S3's, and each part's values would be
+    /// kept.
     pub(crate) fn known_cut(&self, size: u64) -> Option<Option<u64>> {
         match self.part_count() {
             None => Some(None),
+            Some(count) if count > MAX_PARTS => None,
             Some(count) => {
                 let first = *self.part_sizes.first()?;
                 cuts(size, first, count).then_some(Some(first))

@@ -79,6 +79,25 @@ pub(crate) fn part_limits_error(size: u64, part_size: u64) -> Option<String> {
     })
 }
 
+/// The most parts a file is cut into even with `--no-part-limits`: every part's values are
+/// kept until the object's are made from them (a few hundred bytes a part), so parts of a few
+/// bytes would take memory in proportion to the file, and abort on a large one. A hundred
+/// times S3's own limit.
+pub(crate) const MOST_PARTS_WITHOUT_LIMITS: u64 = 100 * MAX_PARTS;
+
+/// Why a file cannot be cut into parts of `part_size` bytes even with `--no-part-limits`.
+pub(crate) fn too_many_parts_error(size: u64, part_size: u64) -> Option<String> {
+    let count = part_count(size, part_size);
+    (count > MOST_PARTS_WITHOUT_LIMITS).then(|| {
+        format!(
+            "{count} parts of {part_size} bytes; fasthash cuts a file into at most \
+             {MOST_PARTS_WITHOUT_LIMITS} parts, even with --no-part-limits (use a part size of \
+             at least {})",
+            size.div_ceil(MOST_PARTS_WITHOUT_LIMITS)
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +124,13 @@ mod tests {
         assert_eq!(client_part_size(10_000 * 8 * MIB + 1), 16 * MIB);
         assert_eq!(client_part_size(100 * 1024 * MIB), 16 * MIB);
         assert_eq!(client_part_size(5 * 1024 * 1024 * MIB), 1024 * MIB);
+    }
+
+    #[test]
+    fn parts_without_limits_stop_at_a_million() {
+        assert!(too_many_parts_error(MOST_PARTS_WITHOUT_LIMITS, 1).is_none());
+        assert!(too_many_parts_error(MOST_PARTS_WITHOUT_LIMITS + 1, 1).is_some());
+        assert!(too_many_parts_error(20 * MIB, 1024).is_none());
     }
 
     #[test]

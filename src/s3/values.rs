@@ -4,7 +4,7 @@
 
 use super::options::{S3Options, UploadChoice};
 use super::parts::hash_parts;
-use super::rules::{part_limits_error, Upload};
+use super::rules::{part_limits_error, too_many_parts_error, Upload};
 use crate::io::large::combine_crcs;
 use crate::io::multi::Several;
 use crate::io::read::{
@@ -232,10 +232,12 @@ pub(crate) fn for_input(
             UploadChoice::Preset(preset) => (algorithm, preset.upload(size)),
         })
         .collect();
-    if let (Some((_, Upload::Multipart { part_size, .. })), true) =
-        (uploads.first(), options.part_limits)
-    {
-        if let Some(message) = part_limits_error(size, *part_size) {
+    if let Some((_, Upload::Multipart { part_size, .. })) = uploads.first() {
+        let refused = match options.part_limits {
+            true => part_limits_error(size, *part_size),
+            false => too_many_parts_error(size, *part_size),
+        };
+        if let Some(message) = refused {
             return Err(io::Error::other(message));
         }
     }

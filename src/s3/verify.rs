@@ -19,7 +19,7 @@ use super::format::{
 use super::location::S3Location;
 use super::parts::part_count;
 use super::reported::{parse_reported, split_part_count, Reported};
-use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
+use super::rules::{client_part_size, Upload, MAX_PARTS, MIB, MIN_PART_SIZE};
 use super::values::{compute, compute_all, S3Checksum};
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
@@ -486,8 +486,8 @@ fn check_checksum(
         };
         return Ok(checksum(S3ChecksumType::FullObject, None, result));
     };
-    if reported.parts_differ(local.size, count) {
-        let result = FieldResult::CannotVerify(PARTS_DIFFER);
+    if let Some(reason) = parts_unverifiable(reported, local.size, count) {
+        let result = FieldResult::CannotVerify(reason);
         return Ok(checksum(S3ChecksumType::Composite, Some(count), result));
     }
     let candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
@@ -508,6 +508,16 @@ fn check_checksum(
     Ok(checksum(S3ChecksumType::Composite, Some(count), result))
 }
 
+/// Why a value of `count` parts S3 reported cannot be checked against a `size`-byte file, if
+/// it cannot: more parts than S3 makes (a value that was not S3's, whose parts would each be
+/// hashed and kept), or S3's first part does not cut the file into that many.
+fn parts_unverifiable(reported: &Reported, size: u64, count: u64) -> Option<&'static str> {
+    if count > MAX_PARTS {
+        return Some("more than the 10,000 parts S3 makes");
+    }
+    reported.parts_differ(size, count).then_some(PARTS_DIFFER)
+}
+
 /// The ETag: a multipart one (`-N`) with its part size found among the candidates, the one a
 /// checksum matched with first; else the MD5 of the file; else (not an MD5) unverifiable.
 fn check_etag(
@@ -526,11 +536,8 @@ fn check_etag(
         return Ok(field_check(count, FieldResult::CannotVerify(reason)));
     }
     if let Some(count) = count {
-        if reported.parts_differ(local.size, count) {
-            return Ok(field_check(
-                Some(count),
-                FieldResult::CannotVerify(PARTS_DIFFER),
-            ));
+        if let Some(reason) = parts_unverifiable(reported, local.size, count) {
+            return Ok(field_check(Some(count), FieldResult::CannotVerify(reason)));
         }
         let mut candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
         if let Some(known) = known_part_size {
