@@ -448,3 +448,27 @@ fn hostile_manifests_get_coreutils_answers() {
         }
     }
 }
+
+/// A name of 50 MB in `--files-from` is reported as too long, in memory proportional to it:
+/// quoting it for the message once took 24 bytes a byte of the name, and aborted under a
+/// gigabyte of address space.
+#[test]
+fn a_name_of_fifty_megabytes_is_reported_in_little_memory() {
+    if common::emulated() {
+        eprintln!("skipped: ulimit -v 1000000 under an emulator, which needs more itself");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("small"), b"small").unwrap();
+    let mut list = vec![b'a'; 50_000_000];
+    list.extend_from_slice(b"\nsmall\n");
+    fs::write(dir.path().join("list"), &list).unwrap();
+    let output = fasthash(dir.path())
+        .shell("ulimit -v 1000000;", "")
+        .args(["-a", "sha256", "--files-from", "list"])
+        .timeout(Duration::from_secs(120))
+        .output();
+    assert_exit(&output, 1, "a 50 MB name");
+    assert!(text(&output.stderr).ends_with("aaaa: File name too long\n"));
+    assert_eq!(text(&output.stdout), sha256_line(b"small", "small"));
+}

@@ -25,7 +25,7 @@ pub fn quote_name_in(name: &[u8], charset: Charset) -> Vec<u8> {
         return b"''".to_vec();
     }
     let chars = decode(name, charset);
-    let needs_quotes = chars.iter().enumerate().any(|(i, c)| match *c {
+    let needs_quotes = chars.clone().enumerate().any(|(i, c)| match c {
         Char::Byte(b) => is_shell_special(b) || (i == 0 && matches!(b, b'#' | b'~')),
         Char::Printable(_) => false,
         Char::Unprintable(_) => true,
@@ -33,8 +33,8 @@ pub fn quote_name_in(name: &[u8], charset: Charset) -> Vec<u8> {
     if !needs_quotes {
         return name.to_vec();
     }
-    let has_single_quote = chars.iter().any(|c| matches!(c, Char::Byte(b'\'')));
-    let double_quote_safe = chars.iter().all(|c| match *c {
+    let has_single_quote = chars.clone().any(|c| matches!(c, Char::Byte(b'\'')));
+    let double_quote_safe = chars.clone().all(|c| match c {
         Char::Byte(b) => !is_special_inside_double_quotes(b),
         Char::Printable(_) => true,
         Char::Unprintable(_) => false,
@@ -50,8 +50,8 @@ pub fn quote_name_in(name: &[u8], charset: Charset) -> Vec<u8> {
     let mut out = Vec::with_capacity(name.len() + 8);
     out.push(b'\'');
     let mut in_dollar_quote = false;
-    for c in &chars {
-        match *c {
+    for c in chars {
+        match c {
             Char::Unprintable(bytes) => {
                 if !in_dollar_quote {
                     out.extend_from_slice(b"'$'");
@@ -146,39 +146,51 @@ enum Char<'a> {
 }
 
 /// The characters of `name` as a locale of `charset` reads them: in a single-byte locale
-/// (coreutils' C locale) every byte above 0x7F is unprintable on its own.
-fn decode(name: &[u8], charset: Charset) -> Vec<Char<'_>> {
-    let mut chars = Vec::with_capacity(name.len());
-    let mut rest = name;
-    while let Some(&first) = rest.first() {
-        if first < 0x80 || charset == Charset::SingleByte {
-            if !(0x20..0x7f).contains(&first) {
-                chars.push(Char::Unprintable(&rest[..1]));
-            } else {
-                chars.push(Char::Byte(first));
-            }
-            rest = &rest[1..];
-            continue;
+/// (coreutils' C locale) every byte above 0x7F is unprintable on its own. Read as they are
+/// asked for, so that a name of any length costs no memory of its own.
+fn decode(name: &[u8], charset: Charset) -> Chars<'_> {
+    Chars {
+        rest: name,
+        charset,
+    }
+}
+
+#[derive(Clone)]
+struct Chars<'a> {
+    rest: &'a [u8],
+    charset: Charset,
+}
+
+impl<'a> Iterator for Chars<'a> {
+    type Item = Char<'a>;
+
+    fn next(&mut self) -> Option<Char<'a>> {
+        let rest = self.rest;
+        let &first = rest.first()?;
+        if first < 0x80 || self.charset == Charset::SingleByte {
+            self.rest = &rest[1..];
+            return Some(match first {
+                0x20..0x7f => Char::Byte(first),
+                _ => Char::Unprintable(&rest[..1]),
+            });
         }
         let width = utf8_width(first);
         let candidate = &rest[..width.min(rest.len())];
         match std::str::from_utf8(candidate) {
             Ok(s) if width > 0 => {
+                self.rest = &rest[candidate.len()..];
                 let c = s.chars().next().unwrap_or('\u{fffd}');
-                if c.is_control() {
-                    chars.push(Char::Unprintable(candidate));
-                } else {
-                    chars.push(Char::Printable(candidate));
-                }
-                rest = &rest[candidate.len()..];
+                Some(match c.is_control() {
+                    true => Char::Unprintable(candidate),
+                    false => Char::Printable(candidate),
+                })
             }
             _ => {
-                chars.push(Char::Unprintable(&rest[..1]));
-                rest = &rest[1..];
+                self.rest = &rest[1..];
+                Some(Char::Unprintable(&rest[..1]))
             }
         }
     }
-    chars
 }
 
 fn utf8_width(first: u8) -> usize {
