@@ -126,21 +126,74 @@ fn order(shards: &mut [ShardFile]) -> Result<(), Error> {
             ));
         }
     }
-    let missing: Vec<String> = (1..=count)
-        .filter(|index| !shards.iter().any(|shard| shard.shard.index == *index))
+    let present: Vec<u32> = shards.iter().map(|shard| shard.shard.index).collect();
+    match missing_shards(&present, count) {
+        Some(message) => Err(Error::usage(format!("--merge: {message}; nothing written"))),
+        None => Ok(()),
+    }
+}
+
+/// The most missing shards a message names one by one; the rest are counted.
+const MISSING_NAMED: usize = 10;
+
+/// Which of shards 1 to `count` are missing from `present` (sorted, none twice), in words: the
+/// first [`MISSING_NAMED`] named and the rest counted, so that a run cut into four billion
+/// shards gets a line, not gigabytes. None when every shard is there.
+fn missing_shards(present: &[u32], count: u32) -> Option<String> {
+    let total = u64::from(count) - present.len() as u64;
+    if total == 0 {
+        return None;
+    }
+    let mut present = present.iter().peekable();
+    let named: Vec<String> = (1..=count)
+        .filter(|index| match present.peek() {
+            Some(&&next) if next == *index => {
+                present.next();
+                false
+            }
+            _ => true,
+        })
+        .take(MISSING_NAMED)
         .map(|index| format!("{index}/{count}"))
         .collect();
-    if !missing.is_empty() {
-        return Err(Error::usage(format!(
-            "--merge: missing shard{} {}; nothing written",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
-        )));
-    }
-    Ok(())
+    let more = total - named.len() as u64;
+    let more = match more {
+        0 => String::new(),
+        _ => format!(" and {more} more"),
+    };
+    let plural = if total == 1 { "" } else { "s" };
+    Some(format!("missing shard{plural} {}{more}", named.join(", ")))
 }
 
 /// A name inside a message, quoted as names are everywhere else.
 fn shown(name: &[u8]) -> String {
     String::from_utf8_lossy(&crate::format::quote::quote_name(name)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_shards_are_named_up_to_ten_and_the_rest_counted() {
+        assert_eq!(missing_shards(&[1, 2, 3], 3), None);
+        assert_eq!(
+            missing_shards(&[1, 3], 3).as_deref(),
+            Some("missing shard 2/3")
+        );
+        assert_eq!(
+            missing_shards(&[2], 4).as_deref(),
+            Some("missing shards 1/4, 3/4, 4/4")
+        );
+        // A run cut into the most shards there can be, one of them given: a line, at once.
+        let most = u32::MAX;
+        assert_eq!(
+            missing_shards(&[3], most).as_deref(),
+            Some(
+                "missing shards 1/4294967295, 2/4294967295, 4/4294967295, 5/4294967295, \
+                 6/4294967295, 7/4294967295, 8/4294967295, 9/4294967295, 10/4294967295, \
+                 11/4294967295 and 4294967284 more"
+            )
+        );
+    }
 }
