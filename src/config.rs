@@ -199,18 +199,25 @@ impl Mode {
 
     fn from_cli(cli: Cli, invocation: &Invocation) -> Result<Mode, Error> {
         let personality = invocation.personality;
-        validate_gnu_combinations(&cli, personality)?;
-        let hashing = cli.verify_s3.is_none() && !cli.merge && !cli.check;
+        // coreutils 9.11's order: the length and the algorithm, then the options meaningful
+        // only with --check, then what a program words its own way.
+        let given = crate::dropin::cksum::Typed::of(&cli);
         let dropin = match personality.grammar {
             Grammar::Gnu(GnuProgram {
                 resolve: Some(resolve),
                 ..
-            }) => Some(resolve(
-                &invocation.program,
-                &crate::dropin::cksum::Typed::of(&cli),
-            )?),
+            }) => Some(resolve(&invocation.program, &given)?),
             _ => None,
         };
+        validate_gnu_combinations(&cli, personality)?;
+        if let Grammar::Gnu(GnuProgram {
+            refuse_last: Some(refuse_last),
+            ..
+        }) = personality.grammar
+        {
+            refuse_last(&given)?;
+        }
+        let hashing = cli.verify_s3.is_none() && !cli.merge && !cli.check;
         let algorithms = algorithms(&cli, personality, dropin.as_ref(), hashing)?;
         let names_from = names_from(&cli)?;
         let walk = walk_options(&cli)?;
@@ -869,6 +876,13 @@ fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Err
     let bucket = matches!(verify_s3_location(cli), Some(Ok(l)) if l.is_prefix());
     let binary_or_text = cli.binary || cli.text_typed;
     let is_coreutils = personality.is_coreutils();
+    let words_its_own_refusals = matches!(
+        personality.grammar,
+        Grammar::Gnu(GnuProgram {
+            refuse_last: Some(_),
+            ..
+        })
+    );
     let refusals: [(bool, &str); 10] = [
         // fasthash itself reads NUL-terminated manifests; coreutils refuses them.
         (
@@ -904,14 +918,15 @@ fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Err
             "the --strict option is meaningful only when verifying checksums",
         ),
         // After the checks above, as coreutils 9.11 orders them; `-t` before `--tag` is
-        // refused too (9.1's `--tag` cleared an earlier `-t`). cksum words it its own way
-        // (`dropin::cksum`).
+        // refused too (9.1's `--tag` cleared an earlier `-t`). cksum words it its own way,
+        // after these (`GnuProgram::refuse_last`).
         (
-            cli.tag && cli.text_typed && personality.name != "cksum",
+            cli.tag && cli.text_typed && !words_its_own_refusals,
             "--tag does not support --text mode",
         ),
+        // fasthash's own options (cksum's --base64 is taken with --check, and ignored).
         (
-            (cli.base64 || cli.no_names) && check,
+            !is_coreutils && (cli.base64 || cli.no_names) && check,
             "the --base64 and --no-names options are meaningless when verifying checksums",
         ),
     ];
@@ -987,6 +1002,30 @@ mod tests {
             usage_message(&["fasthash", "--quiet"]),
             "the --quiet option is meaningful only when verifying checksums"
         );
+        // 9.11 judges the length and the algorithm first, and cksum's --raw of several files
+        // last, with --check too; cksum takes --base64 with --check.
+        let length = usage_message(&["b2sum", "--length=7", "--strict", "f"]);
+        assert!(length.starts_with("invalid length: "), "{length}");
+        assert!(
+            length.ends_with("\nb2sum: length is not a multiple of 8"),
+            "{length}"
+        );
+        assert_eq!(
+            usage_message(&["cksum", "--length=8", "--warn", "f"]),
+            "--length is only supported with --algorithm blake2b, sha2, or sha3"
+        );
+        assert_eq!(
+            usage_message(&["cksum", "-a", "crc32b", "-c", "-t", "m"]),
+            "--check is not supported with --algorithm={bsd,sysv,crc,crc32b}"
+        );
+        assert_eq!(
+            usage_message(&["cksum", "--raw", "-c", "m", "m"]),
+            "the --raw option is not supported with multiple files"
+        );
+        assert!(matches!(
+            mode(&["cksum", "--base64", "-c", "m"]),
+            Mode::Check(_)
+        ));
     }
 
     #[test]

@@ -75,6 +75,7 @@ pub(crate) const B2SUM: GnuProgram = GnuProgram {
     resolve: Some(resolve_b2sum),
     help: b2sum_help,
     reads_base64: false,
+    refuse_last: None,
 };
 
 /// cksum's: its own options, algorithms and lines, and digests in base64 too.
@@ -83,6 +84,7 @@ pub(crate) const CKSUM: GnuProgram = GnuProgram {
     resolve: Some(resolve_cksum),
     help: cksum_help,
     reads_base64: true,
+    refuse_last: Some(refuse_cksum_last),
 };
 
 /// sum's: `-r` and `-s` only.
@@ -91,11 +93,15 @@ pub(crate) const SUM: GnuProgram = GnuProgram {
     resolve: Some(resolve_sum),
     help: sum_help,
     reads_base64: false,
+    refuse_last: None,
 };
 
 /// How a program decides its algorithm, length and line from its options, under the name it
 /// was typed as (which its messages repeat).
 pub(crate) type Resolve = fn(&str, &Typed) -> Result<Resolved, Error>;
+
+/// A refusal a program makes in its own words ([`super::GnuProgram::refuse_last`]).
+pub(crate) type Refuse = fn(&Typed) -> Result<(), Error>;
 
 /// What b2sum, cksum and sum decide from: the options they take, as typed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -318,7 +324,8 @@ fn cksum_algorithm(
     }
 }
 
-/// What cksum refuses once it knows its algorithm, in the order it tests them.
+/// What cksum refuses once it knows its algorithm, before anything else but the length, in
+/// the order it tests them.
 fn refuse_cksum_combinations(
     given: &Typed,
     named: bool,
@@ -333,13 +340,19 @@ fn refuse_cksum_combinations(
     if given.base64 && given.raw {
         return Err(refusal("--base64 and --raw are mutually exclusive", true));
     }
+    Ok(())
+}
+
+/// What cksum refuses after md5sum's refusals of options meaningful only with `--check`, in
+/// coreutils 9.11's order and words (`--raw` of several files even with `--check`).
+fn refuse_cksum_last(given: &Typed) -> Result<(), Error> {
     if !given.untagged && given.text {
         return Err(refusal(
             "--text mode is only supported with --untagged",
             true,
         ));
     }
-    if given.raw && !given.check && given.files > 1 {
+    if given.raw && given.files > 1 {
         return Err(refusal(
             "the --raw option is not supported with multiple files",
             false,

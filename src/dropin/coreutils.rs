@@ -14,6 +14,7 @@ const DIGEST_PROGRAM: GnuProgram = GnuProgram {
     resolve: None,
     help: digest_help,
     reads_base64: false,
+    refuse_last: None,
 };
 
 /// A row for a program that is md5sum with another algorithm.

@@ -71,6 +71,10 @@ pub struct GnuProgram {
     pub(crate) help: fn(&str, Algorithm) -> String,
     /// Whether `-c` reads digests in base64 (coreutils builds only cksum to read them).
     pub(crate) reads_base64: bool,
+    /// What the program refuses in its own words after md5sum's refusals of options
+    /// meaningful only with `--check` (cksum's `--text` and `--raw`); None: md5sum's
+    /// `--tag`/`--text` refusal.
+    pub(crate) refuse_last: Option<cksum::Refuse>,
 }
 
 impl std::fmt::Debug for GnuProgram {
