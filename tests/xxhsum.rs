@@ -606,3 +606,46 @@ fn messages_name_a_manifest_by_its_own_bytes_as_the_installed_xxhsum() {
         .output();
     assert_eq!(ours.stdout, b"all gone\xfc: no file was verified\n");
 }
+
+/// The numbers after `-H`, `-i` and `-B` as xxhsum reads them (0.8.1 and 0.8.3 alike): `K` or
+/// `M` after the digits, each with an optional `i` and then `B`, and past its 32-bit range
+/// `Error: numeric value too large` with exit 1.
+#[test]
+fn numeric_options_take_units_and_refuse_what_overflows() {
+    let dir = files();
+    let too_large = "Error: numeric value too large \n";
+    for (args, stdout_line, stderr) in [
+        (&["-B1K"][..], true, ""),
+        (&["-B64KiB", "-i3M"], true, ""),
+        (&["-B4095M"], true, ""),
+        (&["-i4294967289"], true, ""),
+        (&["-H0KB"], true, ""),
+        (&["-i4294967290"], false, too_large),
+        (&["-B4096M"], false, too_large),
+        (&["-B4194304K"], false, too_large),
+        (&["-H99999999999"], false, too_large),
+    ] {
+        let args = [os(args), os(&["a"])].concat();
+        let got = fasthash(dir.path()).called("xxhsum").args(&args).output();
+        let what = format!("xxhsum {args:?}");
+        assert_eq!(text(&got.stderr), stderr, "{what}");
+        assert_eq!(got.stdout.is_empty(), !stdout_line, "{what}");
+        assert_eq!(
+            got.status.code(),
+            Some(if stdout_line { 0 } else { 1 }),
+            "{what}"
+        );
+        if let Some(xxhsum) = peer("xxhsum") {
+            let expected = program(&xxhsum, dir.path())
+                .called("xxhsum")
+                .args(&args)
+                .output();
+            assert_eq!(text(&got.stdout), text(&expected.stdout), "{what}");
+            assert_eq!(got.status.code(), expected.status.code(), "{what}");
+            // (0.8.1, not 0.8.3, also clears a progress line on standard error per file.)
+            if !stdout_line {
+                assert_eq!(text(&got.stderr), text(&expected.stderr), "{what}");
+            }
+        }
+    }
+}

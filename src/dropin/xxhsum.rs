@@ -220,13 +220,13 @@ fn parse_letters(options: &mut Options, exe_name: &str, mut letters: &[u8]) -> R
             b'V' => return Err(version(exe_name)),
             b'h' => return Err(usage(exe_name, true)),
             b'H' => {
-                let (number, rest) = read_number(letters);
+                let (number, rest) = read_number(letters).ok_or_else(number_too_large)?;
                 letters = rest;
                 options.algorithm = match number {
-                    Some(0 | 32) => Algorithm::Xxh32,
-                    Some(1 | 64) => Algorithm::Xxh64,
-                    Some(2 | 128) => Algorithm::Xxh128,
-                    Some(3) => Algorithm::Xxh3,
+                    0 | 32 => Algorithm::Xxh32,
+                    1 | 64 => Algorithm::Xxh64,
+                    2 | 128 => Algorithm::Xxh128,
+                    3 => Algorithm::Xxh3,
                     _ => return Err(bad_usage(exe_name)),
                 };
             }
@@ -235,24 +235,48 @@ fn parse_letters(options: &mut Options, exe_name: &str, mut letters: &[u8]) -> R
             b'q' => options.check_options.quiet = true,
             b'b' => return Err(benchmark_refused()),
             // Benchmark settings, which mean nothing without -b.
-            b'i' | b'B' => letters = read_number(letters).1,
+            b'i' | b'B' => letters = read_number(letters).ok_or_else(number_too_large)?.1,
             _ => return Err(bad_usage(exe_name)),
         }
     }
     Ok(())
 }
 
-/// Digits as xxhsum reads them after `-H`, `-i`, `-B`: a decimal number, 0 when there are
-/// none; None when it overflows.
-fn read_number(text: &[u8]) -> (Option<u64>, &[u8]) {
+/// A number as xxhsum 0.8.3 reads it after `-H`, `-i`, `-B`: decimal digits (none is 0), then
+/// optionally `K` or `M` (times 1,024 or 1,024²) with an optional `i` after it, then an optional
+/// `B` (`-B64KiB`); what follows is the next option. None past xxhsum's range: it refuses a
+/// digit once the number is over 429,496,728, and `K` (and `M`, once more) once it is over
+/// 4,194,303.
+fn read_number(text: &[u8]) -> Option<(u32, &[u8])> {
+    const MOST_BEFORE_A_DIGIT: u32 = u32::MAX / 10 - 1;
+    const MOST_BEFORE_A_KIB: u32 = u32::MAX >> 10;
     let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
-    let number = match digits {
-        0 => Some(0),
-        _ => std::str::from_utf8(&text[..digits])
-            .ok()
-            .and_then(|d| d.parse().ok()),
-    };
-    (number, &text[digits..])
+    let mut number: u32 = 0;
+    for &digit in &text[..digits] {
+        if number > MOST_BEFORE_A_DIGIT {
+            return None;
+        }
+        number = number * 10 + u32::from(digit - b'0');
+    }
+    let mut rest = &text[digits..];
+    if let Some((&unit @ (b'K' | b'M'), after)) = rest.split_first() {
+        let shifts = if unit == b'K' { 1 } else { 2 };
+        for _ in 0..shifts {
+            if number > MOST_BEFORE_A_KIB {
+                return None;
+            }
+            number <<= 10;
+        }
+        rest = after.strip_prefix(b"i").unwrap_or(after);
+        rest = rest.strip_prefix(b"B").unwrap_or(rest);
+    }
+    Some((number, rest))
+}
+
+/// xxhsum's refusal of a number past its range, and its exit status.
+fn number_too_large() -> u8 {
+    say("Error: numeric value too large \n");
+    1
 }
 
 /// Writes to standard error, as xxhsum does: a failed write is ignored (xxhsum's exit status
