@@ -439,6 +439,23 @@ fn a_bad_option_argument_is_refused_before_a_later_help() {
     }
 }
 
+/// getopt lists the options an abbreviation could be in the order of the program's table:
+/// cksum 9.11's has `--base64` before `--binary` (`long_options` in `src/cksum.c`; 9.1 has no
+/// `--base64`, so only the message of 9.11 is asserted).
+#[test]
+fn cksum_lists_ambiguous_options_in_its_own_order() {
+    let dir = setup();
+    let output = dropin("cksum", dir.path(), ["--b", "plain"]);
+    assert_output(
+        "cksum --b",
+        &output,
+        "",
+        "cksum: option '--b' is ambiguous; possibilities: '--base64' '--binary'\n\
+         Try 'cksum --help' for more information.\n",
+        1,
+    );
+}
+
 #[test]
 fn cksum_takes_length_zero_with_any_algorithm() {
     let dir = setup();

@@ -150,7 +150,7 @@ fn sum_options() -> Vec<GnuOption> {
 fn b2sum_options() -> Vec<GnuOption> {
     let mut options = COREUTILS_OPTIONS.to_vec();
     options.push(LENGTH);
-    options
+    super::coreutils::in_coreutils_order(options)
 }
 
 fn cksum_options() -> Vec<GnuOption> {
@@ -165,7 +165,7 @@ fn cksum_options() -> Vec<GnuOption> {
             });
         }
     }
-    options
+    super::coreutils::in_coreutils_order(options)
 }
 
 /// What b2sum, cksum and sum make of their options.

@@ -39,7 +39,40 @@ pub(crate) const fn program(name: &'static str, gnu: &'static GnuProgram) -> Pro
 }
 
 fn digest_options() -> Vec<GnuOption> {
-    COREUTILS_OPTIONS.to_vec()
+    in_coreutils_order(COREUTILS_OPTIONS.to_vec())
+}
+
+/// The order of coreutils' `long_options` table (`src/cksum.c`, 9.11), which getopt follows
+/// when it lists the options an abbreviation could be: `cksum --b` is ambiguous between
+/// `'--base64' '--binary'`, in that order.
+const LONG_OPTIONS_ORDER: &[&str] = &[
+    "length",
+    "check",
+    "ignore-missing",
+    "quiet",
+    "status",
+    "warn",
+    "strict",
+    "tag",
+    "zero",
+    "algorithm",
+    "base64",
+    "debug",
+    "raw",
+    "untagged",
+    "binary",
+    "text",
+];
+
+/// A program's options in coreutils' order ([`LONG_OPTIONS_ORDER`]); any other after them.
+pub(crate) fn in_coreutils_order(mut options: Vec<GnuOption>) -> Vec<GnuOption> {
+    options.sort_by_key(|option| {
+        LONG_OPTIONS_ORDER
+            .iter()
+            .position(|long| *long == option.long)
+            .unwrap_or(LONG_OPTIONS_ORDER.len())
+    });
+    options
 }
 
 /// `--version` of every coreutils name.
