@@ -878,7 +878,10 @@ impl B3sumCli {
             tag: self.tag,
             no_names: self.no_names,
             check: self.check,
-            quiet: self.quiet,
+            // Past clap's `requires = "check"` (which clap does not enforce once an option
+            // that conflicts with --check is given: `b3sum --tag --quiet f`, as b3sum's own
+            // clap takes it), --quiet means nothing without --check, and b3sum ignores it.
+            quiet: self.quiet && self.check,
             threads: self.num_threads,
             no_mmap: self.no_mmap,
             blake3_seek: self.seek,

@@ -131,6 +131,11 @@ fn b3sums_extended_options_and_errors_as_b3sum_prints_them() {
         (os(&["-c", "-l", "5", "a"]), b""),
         (os(&["-c", "--raw", "a"]), b""),
         (os(&["--quiet", "a"]), b""),
+        // clap does not enforce --quiet's need of --check once an option that conflicts with
+        // --check is given; b3sum then ignores --quiet.
+        (os(&["--tag", "--quiet", "a"]), b""),
+        (os(&["--quiet", "--no-names", "a"]), b""),
+        (os(&["--raw", "--quiet", "a"]), b""),
         (os(&["-l", "x", "a"]), b""),
     ];
     for (args, stdin) in cases {
