@@ -740,8 +740,10 @@ fn check_batch(
             Reading::Improper(_) => None,
         })
         .unwrap_or(1);
-    // A run's files are held open together: as many as the descriptor budget allows.
-    let batch = match reads_ahead {
+    // A run's files are held open together: as many as the descriptor budget allows. With
+    // standard input named twice, a line at a time: a run hashes its lines an algorithm at a
+    // time, which would read standard input for a later line before an earlier one.
+    let batch = match reads_ahead && !targets_in_order {
         true => crate::io::descriptors::batch_size(batch),
         false => 1,
     };

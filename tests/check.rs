@@ -812,3 +812,37 @@ fn manifest_lines_read_as_coreutils_reads_them() {
         common::assert_same_output(&what, &ours, &theirs);
     }
 }
+
+/// Standard input named by two lines of a manifest is read by the first of them, in line
+/// order, whatever their algorithms: a run of lines was hashed an algorithm at a time, and
+/// `b2sum -c` gave standard input to a later line of 512 bits before an earlier one of 64.
+#[test]
+fn standard_input_named_twice_goes_to_the_first_line() {
+    let Some(b2sum) = peer("b2sum") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("small"), b"hello\n").unwrap();
+    let line = run_as(Some(&b2sum), "b2sum", dir, "C", &["small"]);
+    let line = String::from_utf8(line.stdout).unwrap();
+    let dash = line.replace("  small", "  -");
+    std::fs::write(dir.join("m"), format!("{line}0000000000000000  -\n{dash}")).unwrap();
+    let run = |binary: Option<&Path>| {
+        program(binary.unwrap_or(Path::new(FASTHASH)), dir)
+            .called("b2sum")
+            .env("LC_ALL", "C")
+            .args(["-c", "m"])
+            .stdin(b"hello\n")
+            .output()
+    };
+    let ours = run(None);
+    common::assert_output(
+        "b2sum -c of two lines naming standard input",
+        &ours,
+        "small: OK\n-: FAILED\n-: FAILED\n",
+        "b2sum: WARNING: 2 computed checksums did NOT match\n",
+        1,
+    );
+    common::assert_same_output("b2sum -c", &ours, &run(Some(&b2sum)));
+}
