@@ -366,15 +366,26 @@ fn length_value(given: &Typed) -> Result<Option<u64>, Error> {
     given.length.map(length_number).transpose()
 }
 
-/// `-l`'s argument (`typed`) read as xnumtoimax reads it: optional leading blanks and `+`,
-/// decimal digits, nothing after; a number too large for the integer is clamped quietly to
-/// the maximum (which the checks after refuse with their own message).
+/// `-l`'s argument (`typed`) read as xnumtoimax reads it in coreutils 9.11: optional leading
+/// blanks and a sign, decimal digits, nothing after; a number too large for the integer is
+/// clamped quietly to the maximum (which the checks after refuse with their own message), and
+/// one below zero is refused with the error xnumtoimax gives it (`-0` is 0).
 fn length_number(typed: &[u8]) -> Result<u64, Error> {
     let text = String::from_utf8_lossy(typed);
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
+    let (negative, digits) = match trimmed.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, trimmed.strip_prefix('+').unwrap_or(trimmed)),
+    };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(refusal(invalid_length_of(typed), false));
+    }
+    if negative && digits.bytes().any(|b| b != b'0') {
+        let message = format!(
+            "{}: Value too large for defined data type",
+            invalid_length_of(typed)
+        );
+        return Err(refusal(message, false));
     }
     Ok(digits.parse().unwrap_or(u64::MAX))
 }
