@@ -478,10 +478,11 @@ impl LineParser {
             .unwrap_or(s.len());
         let digest_text = &s[..digest_end];
         // The digest must be followed by a blank (a space or a tab, as coreutils' `c_isblank`;
-        // not a CR or a form feed), and something after it, except under b2sum and cksum,
+        // not a CR or a form feed) or a NUL, and something after it, except under b2sum and cksum,
         // whose shortest line is three bytes (two digits and a blank): the name is then empty.
+        // coreutils 9.11 ends the digest at a NUL as well, and takes it for the blank.
         let nothing_after = digest_end + 1 >= s.len() && !self.reads_variable_lengths();
-        if nothing_after || digest_end >= s.len() || !is_blank(s[digest_end]) {
+        if nothing_after || digest_end >= s.len() || !matches!(s[digest_end], b' ' | b'\t' | 0) {
             return Line::Improper;
         }
         let mut j = digest_end + 1;
@@ -1210,6 +1211,8 @@ mod tests {
             outcome(sha256_only(), format!("{H} ").as_bytes()),
             Line::Improper
         );
+        // A NUL after the digest stands for the blank (9.11: the digest ends at it).
+        assert_eq!(entry(sha256_only(), format!("{H}\0f").as_bytes()).name, b"f");
         // A NUL ends a plain name, and makes an escaped one malformed.
         assert_eq!(
             entry(sha256_only(), format!("{H}  f\0g").as_bytes()).name,
