@@ -1212,7 +1212,10 @@ mod tests {
             Line::Improper
         );
         // A NUL after the digest stands for the blank (9.11: the digest ends at it).
-        assert_eq!(entry(sha256_only(), format!("{H}\0f").as_bytes()).name, b"f");
+        assert_eq!(
+            entry(sha256_only(), format!("{H}\0f").as_bytes()).name,
+            b"f"
+        );
         // A NUL ends a plain name, and makes an escaped one malformed.
         assert_eq!(
             entry(sha256_only(), format!("{H}  f\0g").as_bytes()).name,
