@@ -210,11 +210,7 @@ impl Mode {
             _ => None,
         };
         validate_gnu_combinations(&cli, personality)?;
-        if let Grammar::Gnu(GnuProgram {
-            refuse_last: Some(refuse_last),
-            ..
-        }) = personality.grammar
-        {
+        if let Some(refuse_last) = personality.refuse_last() {
             refuse_last(&given)?;
         }
         let hashing = cli.verify_s3.is_none() && !cli.merge && !cli.check;
@@ -876,13 +872,7 @@ fn validate_gnu_combinations(cli: &Cli, personality: &Program) -> Result<(), Err
     let bucket = matches!(verify_s3_location(cli), Some(Ok(l)) if l.is_prefix());
     let binary_or_text = cli.binary || cli.text_typed;
     let is_coreutils = personality.is_coreutils();
-    let words_its_own_refusals = matches!(
-        personality.grammar,
-        Grammar::Gnu(GnuProgram {
-            refuse_last: Some(_),
-            ..
-        })
-    );
+    let words_its_own_refusals = personality.refuse_last().is_some();
     let refusals: [(bool, &str); 10] = [
         // fasthash itself reads NUL-terminated manifests; coreutils refuses them.
         (

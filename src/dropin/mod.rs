@@ -204,6 +204,15 @@ impl Program {
         self.messages.unwrap_or(MessageStyle::Coreutils)
     }
 
+    /// What the program refuses in its own words after the refusals every coreutils name
+    /// shares ([`GnuProgram::refuse_last`]).
+    pub(crate) fn refuse_last(&self) -> Option<cksum::Refuse> {
+        match self.grammar {
+            Grammar::Gnu(gnu) => gnu.refuse_last,
+            _ => None,
+        }
+    }
+
     /// Whether `--check` reads digests in base64: fasthash's and cksum's.
     pub fn reads_base64(&self) -> bool {
         match self.grammar {
