@@ -69,14 +69,8 @@ pub(crate) fn part_limits_error(size: u64, part_size: u64) -> Option<String> {
             "part size {part_size} is outside S3's limits (5 MiB to 5 GiB a part)"
         ));
     }
-    let count = part_count(size, part_size);
-    (count > MAX_PARTS).then(|| {
-        format!(
-            "{count} parts of {part_size} bytes; S3 takes at most {MAX_PARTS} parts (use a part \
-             size of at least {})",
-            size.div_ceil(MAX_PARTS)
-        )
-    })
+    let limit = format!("S3 takes at most {MAX_PARTS} parts");
+    more_parts_than(size, part_size, MAX_PARTS, &limit)
 }
 
 /// The most parts a file is cut into even with `--no-part-limits`: every part's values are
@@ -87,13 +81,21 @@ pub(crate) const MOST_PARTS_WITHOUT_LIMITS: u64 = 100 * MAX_PARTS;
 
 /// Why a file cannot be cut into parts of `part_size` bytes even with `--no-part-limits`.
 pub(crate) fn too_many_parts_error(size: u64, part_size: u64) -> Option<String> {
+    let limit = format!(
+        "fasthash cuts a file into at most {MOST_PARTS_WITHOUT_LIMITS} parts, even with \
+         --no-part-limits"
+    );
+    more_parts_than(size, part_size, MOST_PARTS_WITHOUT_LIMITS, &limit)
+}
+
+/// Why `size` bytes in parts of `part_size` are too many when they are more than `most`: the
+/// count, the `limit` in words, and the smallest part size that would do.
+fn more_parts_than(size: u64, part_size: u64, most: u64, limit: &str) -> Option<String> {
     let count = part_count(size, part_size);
-    (count > MOST_PARTS_WITHOUT_LIMITS).then(|| {
+    (count > most).then(|| {
         format!(
-            "{count} parts of {part_size} bytes; fasthash cuts a file into at most \
-             {MOST_PARTS_WITHOUT_LIMITS} parts, even with --no-part-limits (use a part size of \
-             at least {})",
-            size.div_ceil(MOST_PARTS_WITHOUT_LIMITS)
+            "{count} parts of {part_size} bytes; {limit} (use a part size of at least {})",
+            size.div_ceil(most)
         )
     })
 }
