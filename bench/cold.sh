@@ -10,7 +10,9 @@
 # crates.io; fusepy from PyPI in a venv under the data directory), makes deterministic data once
 # under bench/data/cold (bench/data/cold-small with --small), on the repository's file system so
 # that fio measures the device the data is on: 20,000 files of 4 KiB in 100 directories, one 1 GiB
-# file, 200 files of 4 KiB for the FUSE runs. Then times, with hyperfine, each command cold (medians):
+# file, 200 files of 4 KiB for the FUSE runs. Then times, with hyperfine, each command cold
+# (medians; a group's commands in rounds, each once a round, so that the disk's drift over
+# minutes falls on all of them alike; the big file's groups share their rounds):
 #   tree4k: fasthash -r -a xxh3 with default options and each -j of --jobs, rhash, b3sum;
 #   big:    the 1 GiB file, BLAKE3, XXH3 and SHA-256 beside b3sum, xxhsum, sha256sum, openssl,
 #           and cat and dd with direct I/O, which only read; then fasthash's three hot, the
@@ -160,24 +162,64 @@ size_text() {
   if [ $(($1 % (1 << 30))) = 0 ]; then echo "$(($1 >> 30)) GiB"; else echo "$(($1 >> 20)) MiB"; fi
 }
 
-# group NAME TITLE BYTES FILES -- ROLE:COMMAND... (ROLE: fasthash, peer or read)
+# group NAME TITLE BYTES FILES -- ROLE:COMMAND... (ROLE: fasthash, peer or read): a table of the
+# report, its commands kept for `rounds`.
 group() {
-  local name="$1" title="$2" bytes="$3" files="$4" extra_prepare=""
+  local name="$1" title="$2" bytes="$3" files="$4"
   shift 5
   if [ -n "$only" ] && ! grep -q -- "$only" <<<"$name"; then
     return 0
   fi
-  if [ "${GROUP_PREPARE:-}" ]; then extra_prepare="; $GROUP_PREPARE"; fi
-  echo "== $name" >&2
-  local commands=() spec
+  local spec
   : > "$json/$name.roles"
+  : > "$json/$name.commands"
   for spec in "$@"; do
     printf '%s\n' "${spec%%:*}" >> "$json/$name.roles"
-    commands+=("${spec#*:}")
+    printf '%s\n' "${spec#*:}" >> "$json/$name.commands"
   done
   printf '%s\t%s\t%s\n' "$title" "$bytes" "$files" > "$json/$name.meta"
-  hyperfine --style basic --warmup 0 --runs "$runs" --shell=sh \
-    --prepare "$prepare$extra_prepare" --export-json "$json/$name.json" "${commands[@]}" >&2
+}
+
+# rounds NAME...: the named groups' commands, each once a round, --runs rounds, the order turned
+# by one each round; then each group's hyperfine JSON, its runs put together. This host's disk
+# is shared, and its speed moves over minutes (a 1 GiB file's `cat` from 0.6 to 0.8 s within
+# one group): hyperfine's runs of a command in a row would give that drift to one command, where
+# rounds give it to every command alike. GROUP_PREPARE: run after the usual preparation.
+rounds() {
+  local names=() name commands=() round turned first extra_prepare=""
+  for name in "$@"; do
+    [ -f "$json/$name.commands" ] && names+=("$name")
+  done
+  [ ${#names[@]} -gt 0 ] || return 0
+  for name in "${names[@]}"; do
+    mapfile -t -O ${#commands[@]} commands < "$json/$name.commands"
+  done
+  if [ "${GROUP_PREPARE:-}" ]; then extra_prepare="; $GROUP_PREPARE"; fi
+  echo "== ${names[*]}: $runs rounds of ${#commands[@]} commands" >&2
+  for round in $(seq 1 "$runs"); do
+    first=$(( (round - 1) % ${#commands[@]} ))
+    turned=("${commands[@]:first}" "${commands[@]:0:first}")
+    hyperfine --style basic --warmup 0 --runs 1 --shell=sh \
+      --prepare "$prepare$extra_prepare" --export-json "$json/round-$round.json" \
+      "${turned[@]}" >&2
+  done
+  python3 - "$json" "$runs" "${names[@]}" <<'PY'
+import json, os, statistics, sys
+json_dir, runs, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+times = {}
+for round in range(1, runs + 1):
+    path = os.path.join(json_dir, f"round-{round}.json")
+    for result in json.load(open(path))["results"]:
+        times.setdefault(result["command"], []).extend(result["times"])
+    os.remove(path)
+for name in names:
+    with open(os.path.join(json_dir, name + ".commands")) as f:
+        commands = f.read().splitlines()
+    results = [{"command": c, "times": times[c], "median": statistics.median(times[c]),
+                "mean": statistics.mean(times[c])} for c in commands]
+    with open(os.path.join(json_dir, name + ".json"), "w") as f:
+        json.dump({"results": results}, f, indent=1)
+PY
 }
 
 # fasthash with default options, then each -j of the sweep.
@@ -191,6 +233,7 @@ mapfile -t tree_fasthash < <(sweep "-r -a xxh3 $tree4k")
 group tree4k-xxh3 "$(thousands "$n4k") files of 4 KiB in $dirs directories, XXH3" \
   $((n4k * 4096)) "$n4k" -- "${tree_fasthash[@]}" "peer:rhash -r --crc32 $tree4k" \
   "peer:xargs -a $list4k -n 100000 b3sum"
+rounds tree4k-xxh3
 
 big_bytes=$(stat -c %s "$big")
 big_title="one file of $(size_text "$big_bytes")"
@@ -202,6 +245,8 @@ group big-sha256 "$big_title, SHA-256" "$big_bytes" 1 -- \
   "fasthash:$fasthash -a sha256 $big" "peer:sha256sum $big" "peer:openssl dgst -sha256 $big"
 group big-read "$big_title, read only" "$big_bytes" 1 -- \
   "read:cat $big" "read:dd if=$big of=/dev/null bs=1M iflag=direct status=none"
+# In the same rounds: which is faster, hashing or reading alone, is read off runs side by side.
+rounds big-blake3 big-xxh3 big-sha256 big-read
 
 # The same fasthash commands hot (the file in the page cache): where hashing, not the device,
 # is the limit, the cold run is judged against this speed (issue 30: "or the hot speed").
@@ -248,10 +293,10 @@ for delay in $fuse_delays; do
   find "$mnt" -type f | LC_ALL=C sort > "$listfuse"
   mapfile -t fuse_fasthash < <(sweep "-r -a sha256 $mnt")
   # statfs reaches the daemon without a delay: its code is in memory again before each run.
-  GROUP_PREPARE="stat -f $mnt > /dev/null" \
-    group "$name" "$nfuse files of 4 KiB through FUSE, $delay ms a read or open, SHA-256" \
+  group "$name" "$nfuse files of 4 KiB through FUSE, $delay ms a read or open, SHA-256" \
     $((nfuse * 4096)) "$nfuse" -- "${fuse_fasthash[@]}" "peer:rhash -r --sha256 $mnt" \
     "peer:xargs -a $listfuse -n 100000 sha256sum"
+  GROUP_PREPARE="stat -f $mnt > /dev/null" rounds "$name"
   unmount
 done
 

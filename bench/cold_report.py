@@ -156,6 +156,11 @@ def goals(groups, fio_seq, hot, hot_beside_read=None):
             hot_time = hot.get(name[len("big-"):])
             of_hot = hot_time / default if hot_time else None
             value = f"{share:.0%}"
+            # What reading alone gave in the same rounds (information: the goal is fio's).
+            cat = next((r["median"] for r in by_name.get("big-read", {}).get("rows", [])
+                        if r["label"].startswith("cat")), None)
+            if cat and share < 0.9:
+                value += f"; {cat / default:.0%} of `cat`'s speed in the same rounds"
             # Below the device's speed, is hashing the limit? Then the cold run is near hot.
             if of_hot and share < 0.9:
                 value += f"; {of_hot:.0%} of the hot speed ({fmt_seconds(hot_time)})"
@@ -190,7 +195,9 @@ def main():
         f"Made by `bench/cold.sh{''.join(' ' + o for o in options)}` on "
         f"{datetime.date.today().isoformat()}: the page cache dropped "
         "(`sync; echo 3 > /proc/sys/vm/drop_caches`) before every run and the programs read "
-        f"back in, then hyperfine, {runs} runs a command; medians. In each table, *time / "
+        f"back in, then hyperfine, in {runs} rounds that run each command of a group once (the "
+        "order turned by one a round; the big file's groups share their rounds); medians. In "
+        "each table, *time / "
         "fastest fasthash* is the command's median over the fastest fasthash command's (1.00 is "
         "the fastest), and *best peer / time* the best peer's median over the command's (above "
         "1: faster than every peer)."
