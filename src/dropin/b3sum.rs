@@ -243,17 +243,6 @@ impl crate::io::read::Hashing for OutputAt {
         self.bytes_of(&hasher)
     }
 
-    fn pieces(
-        &self,
-        feed: impl FnOnce(&mut dyn FnMut(&[u8])) -> io::Result<bool>,
-    ) -> io::Result<Option<Digest>> {
-        let mut hasher = blake3::Hasher::new();
-        let fed = feed(&mut |piece| {
-            hasher.update(piece);
-        })?;
-        Ok(fed.then(|| self.bytes_of(&hasher)))
-    }
-
     fn cached(&self, _: &crate::io::cache::Cache, _: &std::fs::Metadata) -> Option<Digest> {
         None
     }

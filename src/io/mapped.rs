@@ -72,10 +72,21 @@ impl Mapping {
         let Some(slot) = claim_slot() else {
             return Ok(None);
         };
-        let Some(ptr) = map_read_only(file, len) else {
+        // SAFETY: a fresh private read-only mapping chosen by the kernel; nothing aliases it.
+        let ptr = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
             REGISTRY[slot].start.store(0, Ordering::Release);
             return Ok(None);
-        };
+        }
         register(slot, ptr as usize, len);
         Ok(Some(Mapping {
             ptr: ptr.cast(),
@@ -172,75 +183,6 @@ fn advise(start: usize, range: std::ops::Range<usize>, advice: libc::c_int) {
 }
 
 /// The page size, read once; the signal handler reads it from here without a system call.
-/// A fresh private read-only mapping of `len` bytes of `file`, where the kernel chose; None
-/// where it refused (no address space left, a file system that does not map).
-fn map_read_only(file: &File, len: usize) -> Option<*mut libc::c_void> {
-    // SAFETY: a new mapping at an address the kernel picks; nothing aliases it.
-    let ptr = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_PRIVATE,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    (ptr != libc::MAP_FAILED).then_some(ptr)
-}
-
-/// Whether most of `file` (`len` bytes) is out of the page cache, from pages spread over it
-/// ([`RESIDENCY_STRETCHES`]), asked of a mapping made for the question (`mincore`, which reads
-/// nothing, starts no read and faults nothing in). False where the kernel does not say, and
-/// the kernel says every page is in memory where the caller neither owns the file nor may
-/// write it (Linux 5.0's rule for `mincore`): such a file is mapped, as before.
-pub(crate) fn mostly_out_of_memory(file: &File, len: u64) -> bool {
-    let Ok(len) = usize::try_from(len) else {
-        return false;
-    };
-    if len == 0 {
-        return false;
-    }
-    // Never read through: no page of it is touched, so a file shorter than `len` raises no
-    // SIGBUS, and no guarded slot is needed.
-    let Some(ptr) = map_read_only(file, len) else {
-        return false;
-    };
-    let page = page_size();
-    let pages = len.div_ceil(page);
-    let stretches = pages.div_ceil(RESIDENCY_STRETCH).min(RESIDENCY_STRETCHES);
-    let (mut asked, mut absent) = (0, Some(0));
-    let mut resident = [0u8; RESIDENCY_STRETCH];
-    for stretch in 0..stretches {
-        let first = stretch * pages / stretches;
-        let count = (pages - first).min(RESIDENCY_STRETCH);
-        // SAFETY: `count` pages of the mapping above from page `first`, all below `len`; the
-        // kernel writes a byte a page into `resident`, which has room for them.
-        let result = unsafe {
-            libc::mincore(
-                ptr.cast::<u8>().add(first * page).cast(),
-                count * page,
-                resident.as_mut_ptr(),
-            )
-        };
-        let out = resident[..count]
-            .iter()
-            .filter(|&&page| page & 1 == 0)
-            .count();
-        absent = absent.filter(|_| result == 0).map(|n| n + out);
-        asked += count;
-    }
-    // SAFETY: the mapping made above, of `len` bytes, which nothing refers to any more.
-    unsafe { libc::munmap(ptr, len) };
-    absent.is_some_and(|absent| 2 * absent > asked)
-}
-
-/// Where the page cache is asked about a file: this many stretches spread over it, of
-/// [`RESIDENCY_STRETCH`] pages each, a system call a stretch (a few microseconds in all,
-/// where asking of every page of a 1 GiB file would take milliseconds).
-const RESIDENCY_STRETCHES: usize = 8;
-const RESIDENCY_STRETCH: usize = 8;
-
 static PAGE: AtomicUsize = AtomicUsize::new(0);
 
 fn page_size() -> usize {

@@ -29,7 +29,6 @@
 pub(crate) mod batch;
 pub mod cache;
 pub(crate) mod descriptors;
-pub(crate) mod direct;
 pub(crate) mod large;
 pub mod lines;
 pub mod long_paths;

@@ -122,14 +122,6 @@ impl Hashing for Several<'_> {
         hashers.finalize()
     }
 
-    fn pieces(
-        &self,
-        feed: impl FnOnce(&mut dyn FnMut(&[u8])) -> io::Result<bool>,
-    ) -> io::Result<Option<Hashed>> {
-        let mut hashers = self.hashers();
-        Ok(feed(&mut |piece| hashers.update(piece))?.then(|| hashers.finalize()))
-    }
-
     fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Hashed> {
         Some(Hashed {
             size: state.len(),

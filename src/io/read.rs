@@ -18,7 +18,6 @@
 //! size or mtime afterwards, or pages gone under a mapping) is reported, never printed.
 
 use super::cache::Cache;
-use super::direct::feed_direct;
 use super::large::hash_mapping;
 /// A large mapped file is hashed window by window, or split across cores by windows.
 pub use super::large::WINDOW as MAPPED_WINDOW;
@@ -152,12 +151,6 @@ pub(crate) trait Hashing: Sync {
     fn buffer(&self, bytes: &[u8]) -> Self::Output;
     /// A mapped file.
     fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Self::Output;
-    /// Everything `feed` hands to the function it is given, piece after piece; `None` where
-    /// `feed` gave up before handing anything over (it returned false).
-    fn pieces(
-        &self,
-        feed: impl FnOnce(&mut dyn FnMut(&[u8])) -> io::Result<bool>,
-    ) -> io::Result<Option<Self::Output>>;
     /// What `--cache` holds for a file in this state.
     fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Self::Output>;
     /// Keeps `output` in `--cache` under the state the file was opened in.
@@ -179,14 +172,6 @@ impl Hashing for Algorithm {
 
     fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Digest {
         hash_mapping(mapping, *self, options)
-    }
-
-    fn pieces(
-        &self,
-        feed: impl FnOnce(&mut dyn FnMut(&[u8])) -> io::Result<bool>,
-    ) -> io::Result<Option<Digest>> {
-        let mut hasher = Hasher::new(*self);
-        Ok(feed(&mut |piece| hasher.update(piece))?.then(|| hasher.finalize()))
     }
 
     fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Digest> {
@@ -310,64 +295,32 @@ pub(crate) fn hash_file_as_opened<H: Hashing>(
         return hashing.reader(file);
     }
     let len = before.len();
-    let output = match hash_out_of_memory(file, len, hashing, options)? {
-        Some(output) => output,
-        None => match hash_mapped(file, len, hashing, options)? {
-            Some(output) => output,
-            None => {
-                if let Some(output) = in_one_read(file, len, |bytes| hashing.buffer(bytes))? {
-                    // One read(2) took the whole file: there was no "while" to change during.
-                    return Ok(output);
-                }
-                hashing.reader(file)?
-            }
-        },
-    };
-    if changed(&before, &file.metadata()?) {
-        return Err(changed_error());
-    }
-    Ok(output)
-}
-
-/// A file fasthash would map, read around the page cache ([`super::direct`]) when most of it is
-/// not in memory; `None` when it is, when `--mmap` or `--no-mmap` chose, or when the file
-/// system refuses direct reads.
-fn hash_out_of_memory<H: Hashing>(
-    file: &File,
-    len: u64,
-    hashing: &H,
-    options: &ReadOptions,
-) -> io::Result<Option<H::Output>> {
-    if options.mmap != MmapChoice::Auto
-        || !options.mmap.maps(len)
-        || !super::mapped::mostly_out_of_memory(file, len)
-    {
-        return Ok(None);
-    }
-    hashing.pieces(|consume| feed_direct(file, len, consume))
-}
-
-/// A file hashed from a mapping, when `--mmap` (or its size) says so and it can be mapped.
-fn hash_mapped<H: Hashing>(
-    file: &File,
-    len: u64,
-    hashing: &H,
-    options: &ReadOptions,
-) -> io::Result<Option<H::Output>> {
-    let Some(mapping) = options
+    let output = match options
         .mmap
         .maps(len)
         .then(|| Mapping::new(file, len))
         .transpose()?
         .flatten()
-    else {
-        return Ok(None);
+    {
+        Some(mapping) => {
+            let output = hashing.mapping(&mapping, options);
+            if let Some(error) = fault_error(file, mapping.fault()) {
+                return Err(error);
+            }
+            output
+        }
+        None => {
+            if let Some(output) = in_one_read(file, len, |bytes| hashing.buffer(bytes))? {
+                // One read(2) took the whole file: there was no "while" to change during.
+                return Ok(output);
+            }
+            hashing.reader(file)?
+        }
     };
-    let output = hashing.mapping(&mapping, options);
-    match fault_error(file, mapping.fault()) {
-        Some(error) => Err(error),
-        None => Ok(Some(output)),
+    if changed(&before, &file.metadata()?) {
+        return Err(changed_error());
     }
+    Ok(output)
 }
 
 /// The error for a directory opened to be hashed. It is read, as coreutils does, so that the
@@ -502,57 +455,5 @@ mod tests {
             with_read_buffer(starts_on_a_page);
         });
         with_read_buffer(starts_on_a_page);
-    }
-
-    /// A large file out of the page cache is read around it: its digest is the one of its
-    /// bytes, for one algorithm and for several, and it is still out of the page cache after
-    /// (a mapping would have brought it in). A file in memory is not judged out of it.
-    #[test]
-    fn a_large_file_out_of_the_page_cache_is_hashed_around_it() {
-        use std::io::Write;
-        use std::os::unix::io::AsRawFd;
-        let len = MAP_THRESHOLD as usize + 3 * 1024 * 1024 + 123;
-        let bytes: Vec<u8> = (0..len).map(|i| (i * 13 + i / 7919) as u8).collect();
-        // On the disk the tests run from: dropping a tmpfs file's pages would drop the file.
-        let mut file = tempfile::tempfile_in(env!("CARGO_MANIFEST_DIR")).unwrap();
-        file.write_all(&bytes).unwrap();
-        file.sync_all().unwrap();
-        assert!(!super::super::mapped::mostly_out_of_memory(
-            &file, len as u64
-        ));
-        let evict = |file: &File| {
-            // SAFETY: advice on a descriptor this test owns.
-            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-            super::super::mapped::mostly_out_of_memory(file, len as u64)
-        };
-        if !evict(&file) {
-            eprintln!("skipped: the kernel kept the file's pages in memory");
-            return;
-        }
-        let options = ReadOptions::default();
-        for algorithm in [Algorithm::Sha256, Algorithm::Xxh3] {
-            let digest = hash_file_with(&file, &algorithm, &options).unwrap();
-            assert_eq!(
-                digest,
-                crate::kernels::hash(algorithm, &bytes),
-                "{algorithm:?}"
-            );
-            assert!(
-                super::super::mapped::mostly_out_of_memory(&file, len as u64),
-                "read through the page cache"
-            );
-        }
-        let algorithms = [Algorithm::Md5, Algorithm::Blake3];
-        let several = super::super::multi::Several::new(&algorithms, &options);
-        let hashed = hash_file_with(&file, &several, &options).unwrap();
-        assert_eq!(
-            hashed.digests[0],
-            crate::kernels::hash(Algorithm::Md5, &bytes)
-        );
-        assert_eq!(
-            hashed.digests[1],
-            crate::kernels::hash(Algorithm::Blake3, &bytes)
-        );
-        assert_eq!(hashed.size, len as u64);
     }
 }
