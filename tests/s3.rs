@@ -342,6 +342,16 @@ fn verify_s3_reads_head_object_and_attributes() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
     assert!(text(&output.stdout).contains("ChecksumCRC64NVME: OK"));
 
+    // Saved by Windows PowerShell 5 with `-Encoding utf8`: a byte-order mark first.
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend_from_slice(attributes.to_string().as_bytes());
+    fs::write(dir.path().join("marked.json"), marked).unwrap();
+    let output = fasthash(dir.path())
+        .args(["--verify-s3", "marked.json", big])
+        .output();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("ChecksumCRC64NVME: OK"));
+
     let mut corrupted = head.clone();
     corrupted["ChecksumSHA256"] = "BnxJgZB36t/Mcuku04a5KLq/FF6RdXVxGWmM9iUyy4c=-3".into();
     fs::write(dir.path().join("bad.json"), corrupted.to_string()).unwrap();

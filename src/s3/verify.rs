@@ -164,7 +164,11 @@ fn reported(request: &VerifyS3, reporter: &Reporter) -> Result<Reported, ExitSta
         });
         ExitStatus::Usage
     })?;
-    serde_json::from_slice::<Value>(&text)
+    // Windows PowerShell 5's `Out-File -Encoding utf8` (and Notepad before Windows 10's 1903)
+    // save the AWS CLI's output with a UTF-8 byte-order mark first; RFC 8259 lets a parser
+    // ignore it, and serde_json does not. (UTF-16, PowerShell 5's default, stays refused.)
+    let json = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&text);
+    serde_json::from_slice::<Value>(json)
         .map_err(|e| e.to_string())
         .and_then(|json| parse_reported(&json))
         .map_err(|reason| {
