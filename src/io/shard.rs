@@ -21,9 +21,15 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// Parses `K/N` with 1 <= K <= N.
+    /// Parses `K/N` with 1 <= K <= N <= 4294967295 (a shard's number is 32 bits, in the header
+    /// line too); the message gives the bound, so that a count past it is not left a puzzle.
     pub fn parse(text: &str) -> Result<Shard, String> {
-        let invalid = || format!("'{text}' is not a shard K/N with 1 <= K <= N (1/4 to 4/4)");
+        let invalid = || {
+            format!(
+                "'{text}' is not a shard K/N with 1 <= K <= N <= {} (1/4 to 4/4)",
+                u32::MAX
+            )
+        };
         let (index, count) = text.split_once('/').ok_or_else(invalid)?;
         let number = |s: &str| {
             if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -118,6 +124,10 @@ mod tests {
         ] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
+        let most = Shard::parse("4294967295/4294967295");
+        assert_eq!(most.map(|shard| shard.count), Ok(u32::MAX));
+        let past = Shard::parse("1/4294967296").unwrap_err();
+        assert!(past.contains("N <= 4294967295"), "{past}");
     }
 
     #[test]
