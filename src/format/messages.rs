@@ -5,7 +5,7 @@
 use super::quote::quote_name;
 use crate::check::Tally;
 use crate::error::{Error, MessageStyle, S3Failure};
-use crate::io::cache::Ignored;
+use crate::io::cache::{Ignored, IgnoredReason};
 use crate::kernels::Algorithm;
 use crate::report::{Counts, Verified};
 use std::io;
@@ -222,8 +222,9 @@ impl Message<'_> {
                 format!("{option} '{pattern}' matched nothing").into_bytes()
             }
             Message::CacheNotWritten { path, error } => format!(
-                "warning: could not write the cache {}: {error}",
-                path.display()
+                "warning: could not write the cache {}: {}",
+                path.display(),
+                crate::error::os_error_text(error)
             )
             .into_bytes(),
             Message::Kernel(algorithm) => super::kernels::debug_line(*algorithm).into_bytes(),
@@ -326,10 +327,13 @@ fn audit_summary(manifest: &[u8], tree: &[u8], counts: &[(&str, u64)], improper:
 
 /// A cache file that could not be used, and whether this run rewrites it.
 fn cache_ignored(path: &Path, ignored: &Ignored) -> Vec<u8> {
+    let reason = match &ignored.reason {
+        IgnoredReason::Unreadable(error) => crate::error::os_error_text(error),
+        IgnoredReason::Said(reason) => reason.clone(),
+    };
     format!(
-        "warning: ignoring the cache {}: {}{}",
+        "warning: ignoring the cache {}: {reason}{}",
         path.display(),
-        ignored.reason,
         if ignored.rewritten {
             "; it will be rewritten"
         } else {
@@ -689,6 +693,34 @@ mod tests {
         assert_eq!(
             render_error(&error, MessageStyle::Coreutils),
             b"write error: No space left on device"
+        );
+    }
+
+    /// The cache's warnings give an error in the C library's words, as every other message
+    /// does, without Rust's `(os error N)`.
+    #[test]
+    fn cache_warnings_give_errors_in_the_c_librarys_words() {
+        let path = Path::new("sums.cache");
+        let denied = io::Error::from_raw_os_error(libc::EACCES);
+        let written = Message::CacheNotWritten {
+            path,
+            error: &denied,
+        };
+        assert_eq!(
+            written.render(MessageStyle::Coreutils),
+            b"warning: could not write the cache sums.cache: Permission denied"
+        );
+        let ignored = Ignored {
+            reason: IgnoredReason::Unreadable(io::Error::from_raw_os_error(libc::EISDIR)),
+            rewritten: false,
+        };
+        assert_eq!(
+            Message::CacheIgnored {
+                path,
+                ignored: &ignored
+            }
+            .render(MessageStyle::Coreutils),
+            b"warning: ignoring the cache sums.cache: Is a directory"
         );
     }
 }

@@ -106,10 +106,17 @@ pub fn active() -> Option<&'static Cache> {
 
 /// Why a cache file was not used.
 pub struct Ignored {
-    pub reason: String,
+    pub reason: IgnoredReason,
     /// Whether the run writes a new cache in its place (it does when the file was read but
     /// cannot be trusted).
     pub rewritten: bool,
+}
+
+/// Why a cache file was not used, in words or as the error that stopped its reading (put in
+/// words where messages are: the C library's, as coreutils prints them).
+pub enum IgnoredReason {
+    Unreadable(io::Error),
+    Said(String),
 }
 
 /// Loads `path` (a missing file is an empty cache) and makes it this run's cache. A file that
@@ -143,40 +150,40 @@ pub fn activate(path: &Path) -> Option<Ignored> {
 
 /// The files `path` remembers: none when it is missing or empty.
 fn load(path: &Path) -> Result<Files, Ignored> {
-    let left = |reason: String| Ignored {
+    let left = |reason: IgnoredReason| Ignored {
         reason,
         rewritten: false,
     };
+    let unreadable = |e| left(IgnoredReason::Unreadable(e));
     match long_paths::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Files::default()),
-        Err(e) => return Err(left(e.to_string())),
+        Err(e) => return Err(unreadable(e)),
         Ok(metadata) if !metadata.is_file() => {
-            return Err(left(format!(
+            return Err(left(IgnoredReason::Said(format!(
                 "it is not a regular file but {}; it is left as it is",
                 kind_of(&metadata)
-            )))
+            ))))
         }
         Ok(metadata) if metadata.len() == 0 => return Ok(Files::default()),
         Ok(_) => {}
     }
-    let mut file = long_paths::open_file(path).map_err(|e| left(e.to_string()))?;
+    let mut file = long_paths::open_file(path).map_err(unreadable)?;
     let mut start = Vec::with_capacity(MAGIC.len());
     (&mut file)
         .take(MAGIC.len() as u64)
         .read_to_end(&mut start)
-        .map_err(|e| left(e.to_string()))?;
+        .map_err(unreadable)?;
     let read = start.len();
     // A file shorter than the mark that starts as it does is a cache cut short: damaged.
     if start[..read] != MAGIC[..read] {
-        return Err(left(
+        return Err(left(IgnoredReason::Said(
             "it is not a fasthash cache; it is left as it is".to_string(),
-        ));
+        )));
     }
     let mut data = start[..read].to_vec();
-    file.read_to_end(&mut data)
-        .map_err(|e| left(e.to_string()))?;
+    file.read_to_end(&mut data).map_err(unreadable)?;
     decode(&data, &machine()).map_err(|reason| Ignored {
-        reason,
+        reason: IgnoredReason::Said(reason),
         rewritten: true,
     })
 }
