@@ -482,7 +482,10 @@ impl LineParser {
         // whose shortest line is three bytes (two digits and a blank): the name is then empty.
         // coreutils 9.11 ends the digest at a NUL as well, and takes it for the blank.
         let nothing_after = digest_end + 1 >= s.len() && !self.reads_variable_lengths();
-        if nothing_after || digest_end >= s.len() || !matches!(s[digest_end], b' ' | b'\t' | 0) {
+        if nothing_after
+            || digest_end >= s.len()
+            || !(is_blank(s[digest_end]) || s[digest_end] == 0)
+        {
             return Line::Improper;
         }
         let mut j = digest_end + 1;

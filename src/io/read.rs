@@ -29,7 +29,6 @@ use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
 
 /// What one `read(2)` asks for. 64 KiB, as xxhsum reads: the copy's source and destination
 /// then stay in a core's L2 (512 KiB on Zen 3) and the hash reads the buffer from there. With
@@ -340,11 +339,16 @@ pub(crate) fn directory_error(file: &File) -> io::Error {
 /// for a change.
 pub(crate) fn changed(before: &Metadata, after: &Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
-    fn mtime(m: &Metadata) -> Option<SystemTime> {
-        m.modified().ok()
-    }
-    let ctime = |m: &Metadata| (m.ctime(), m.ctime_nsec());
-    before.len() != after.len() || mtime(before) != mtime(after) || ctime(before) != ctime(after)
+    let state = |m: &Metadata| {
+        (
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
+    };
+    state(before) != state(after)
 }
 
 /// Small files (most of a source tree) cost system calls more than hashing: a file that fits
@@ -405,7 +409,8 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         let mut file = tempfile::NamedTempFile::new().unwrap();
         file.write_all(b"old contents").unwrap();
-        let old_time = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
+        let old_time =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
         file.as_file().set_modified(old_time).unwrap();
         let before = file.as_file().metadata().unwrap();
         assert!(!changed(&before, &file.as_file().metadata().unwrap()));
