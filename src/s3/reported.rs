@@ -4,9 +4,14 @@
 //! checks a file against it.
 
 use super::parts::part_count;
-use super::rules::MAX_PARTS;
+use super::rules::{MAX_PARTS, MORE_PARTS_THAN_S3_MAKES};
 use crate::kernels::Algorithm;
 use serde_json::Value;
+
+/// Why a value of parts of several sizes is not computed: fasthash cuts a file into parts of
+/// one size (the last one smaller), as every common client uploads.
+const PARTS_DIFFER: &str = "the parts differ in size: S3's first part does not cut the file \
+                            into its number of parts";
 
 /// What S3 says about the object (in its JSON, or in HeadObject's headers).
 #[derive(Debug, Default, PartialEq)]
@@ -35,23 +40,31 @@ impl Reported {
     }
 
     /// How the object was cut, when S3 says enough to know: `Some(None)` for one upload of
-    /// the whole file, `Some(Some(size))` for parts of that size (the last one smaller). Never
-    /// more parts than S3 makes: what says so was not S3's, and each part's values would be
-    /// kept.
+    /// the whole file, `Some(Some(size))` for parts of that size (the last one smaller). None
+    /// where its parts could not be checked ([`Reported::parts_unverifiable`]).
     pub(crate) fn known_cut(&self, size: u64) -> Option<Option<u64>> {
-        match self.part_count() {
-            None => Some(None),
-            Some(count) if count > MAX_PARTS => None,
-            Some(count) => {
-                let first = *self.part_sizes.first()?;
-                cuts(size, first, count).then_some(Some(first))
-            }
+        let Some(count) = self.part_count() else {
+            return Some(None);
+        };
+        if self.parts_unverifiable(size, count).is_some() {
+            return None;
         }
+        self.part_sizes.first().map(|&first| Some(first))
+    }
+
+    /// Why a value of `count` parts cannot be checked against a `size`-byte file, if it
+    /// cannot: more parts than S3 makes (a value that was not S3's, whose parts would each be
+    /// hashed and kept), or S3's first part does not cut the file into that many.
+    pub(crate) fn parts_unverifiable(&self, size: u64, count: u64) -> Option<&'static str> {
+        if count > MAX_PARTS {
+            return Some(MORE_PARTS_THAN_S3_MAKES);
+        }
+        self.parts_differ(size, count).then_some(PARTS_DIFFER)
     }
 
     /// The parts are not all of the first one's size (the last one aside): S3 gave the first
     /// part's size, and it does not cut the file into the reported number of parts.
-    pub(crate) fn parts_differ(&self, size: u64, count: u64) -> bool {
+    fn parts_differ(&self, size: u64, count: u64) -> bool {
         self.part_sizes
             .first()
             .is_some_and(|&first| !cuts(size, first, count))
@@ -341,6 +354,28 @@ mod tests {
         assert!(reported(6).parts_differ(6, 6));
         assert_eq!(reported(1).known_cut(0), Some(Some(0)));
         assert!(!reported(1).parts_differ(0, 1));
+    }
+
+    /// A part count above S3's limit was not S3's: no cut is known from it, and the reason says
+    /// so, whether or not its first part would cut the file.
+    #[test]
+    fn more_parts_than_s3_makes_are_not_checked() {
+        let reported = |count, first| Reported {
+            parts_count: Some(count),
+            part_sizes: vec![first],
+            ..Reported::default()
+        };
+        assert_eq!(reported(MAX_PARTS, 1).known_cut(MAX_PARTS), Some(Some(1)));
+        assert_eq!(
+            reported(MAX_PARTS, 1).parts_unverifiable(MAX_PARTS, MAX_PARTS),
+            None
+        );
+        let over = reported(MAX_PARTS + 1, 1);
+        assert_eq!(over.known_cut(MAX_PARTS + 1), None);
+        let reason = over.parts_unverifiable(MAX_PARTS + 1, MAX_PARTS + 1);
+        assert_eq!(reason, Some(MORE_PARTS_THAN_S3_MAKES));
+        let reason = reported(3, 1).parts_unverifiable(12, 3);
+        assert_eq!(reason, Some(PARTS_DIFFER));
     }
 
     /// The reason `parse_reported` gives for the JSON text `json`.

@@ -8,6 +8,8 @@ pub(crate) const MIB: u64 = 1024 * 1024;
 pub(crate) const MIN_PART_SIZE: u64 = 5 * MIB;
 pub(crate) const MAX_PART_SIZE: u64 = 5 * 1024 * MIB;
 pub(crate) const MAX_PARTS: u64 = 10_000;
+/// Why a value of more than [`MAX_PARTS`] parts is not checked: it was not S3's.
+pub(crate) const MORE_PARTS_THAN_S3_MAKES: &str = "more than the 10,000 parts S3 makes";
 /// The multipart threshold and first part size of the AWS CLI and boto3.
 pub(crate) const CLIENT_CHUNK: u64 = 8 * MIB;
 
@@ -143,5 +145,14 @@ mod tests {
         assert!(part_limits_error(10_000 * 5 * MIB, 5 * MIB).is_none());
         let too_many = part_limits_error(10_000 * 5 * MIB + 1, 5 * MIB).unwrap();
         assert!(too_many.contains("10001 parts"), "{too_many}");
+    }
+
+    #[test]
+    fn the_reason_for_too_many_parts_names_the_limit() {
+        let limit = crate::format::units::count(MAX_PARTS);
+        assert!(
+            MORE_PARTS_THAN_S3_MAKES.contains(&format!(" {limit} ")),
+            "{MORE_PARTS_THAN_S3_MAKES} does not say {limit}"
+        );
     }
 }

@@ -19,7 +19,7 @@ use super::format::{
 use super::location::S3Location;
 use super::parts::part_count;
 use super::reported::{parse_reported, split_part_count, Reported};
-use super::rules::{client_part_size, Upload, MAX_PARTS, MIB, MIN_PART_SIZE};
+use super::rules::{client_part_size, Upload, MIB, MIN_PART_SIZE};
 use super::values::{compute, compute_all, S3Checksum};
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
@@ -446,11 +446,6 @@ fn is_composite(reported: &Reported, value: &str) -> bool {
     split_part_count(value).is_some() || reported.checksum_type.as_deref() == Some("COMPOSITE")
 }
 
-/// Why a value of parts of several sizes is not computed: fasthash cuts a file into parts of
-/// one size (the last one smaller), as every common client uploads.
-const PARTS_DIFFER: &str = "the parts differ in size: S3's first part does not cut the file \
-                            into its number of parts";
-
 /// One checksum field: of the whole file, or COMPOSITE with the part size found among the
 /// candidates.
 fn check_checksum(
@@ -490,7 +485,7 @@ fn check_checksum(
         };
         return Ok(checksum(S3ChecksumType::FullObject, None, result));
     };
-    if let Some(reason) = parts_unverifiable(reported, local.size, count) {
+    if let Some(reason) = reported.parts_unverifiable(local.size, count) {
         let result = FieldResult::CannotVerify(reason);
         return Ok(checksum(S3ChecksumType::Composite, Some(count), result));
     }
@@ -512,16 +507,6 @@ fn check_checksum(
     Ok(checksum(S3ChecksumType::Composite, Some(count), result))
 }
 
-/// Why a value of `count` parts S3 reported cannot be checked against a `size`-byte file, if
-/// it cannot: more parts than S3 makes (a value that was not S3's, whose parts would each be
-/// hashed and kept), or S3's first part does not cut the file into that many.
-fn parts_unverifiable(reported: &Reported, size: u64, count: u64) -> Option<&'static str> {
-    if count > MAX_PARTS {
-        return Some("more than the 10,000 parts S3 makes");
-    }
-    reported.parts_differ(size, count).then_some(PARTS_DIFFER)
-}
-
 /// The ETag: a multipart one (`-N`) with its part size found among the candidates, the one a
 /// checksum matched with first; else the MD5 of the file; else (not an MD5) unverifiable.
 fn check_etag(
@@ -540,7 +525,7 @@ fn check_etag(
         return Ok(field_check(count, FieldResult::CannotVerify(reason)));
     }
     if let Some(count) = count {
-        if let Some(reason) = parts_unverifiable(reported, local.size, count) {
+        if let Some(reason) = reported.parts_unverifiable(local.size, count) {
             return Ok(field_check(Some(count), FieldResult::CannotVerify(reason)));
         }
         let mut candidates = candidate_part_sizes(local.size, count, &reported.part_sizes);
