@@ -240,6 +240,28 @@ fn a_cache_path_that_is_not_a_cache_is_left_as_it_is() {
     }
 }
 
+/// `--cache SUMS > SUMS`: the shell empties SUMS before the run, which would pass for a new
+/// cache and be replaced by it, losing the lines the run writes there. The file the run's
+/// lines go to is never the cache: they are all there, and no cache is written.
+#[test]
+fn a_cache_that_is_the_run_output_is_left_as_it_is() {
+    let Some(tree) = tree() else { return };
+    let good = tree.fasthash().args(["-r", "data"]).output();
+    let sums = tree.path().join("SUMS");
+    let output = tree
+        .fasthash()
+        .args(["-r", "--cache", "SUMS", "data"])
+        .redirect_stdout(std::fs::File::create(&sums).unwrap())
+        .output();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        text(&output.stderr),
+        "fasthash: warning: ignoring the cache SUMS: it is where standard output goes; \
+         it is left as it is\n"
+    );
+    assert_eq!(std::fs::read(&sums).unwrap(), good.stdout);
+}
+
 /// A cache named through a symbolic link is read and written where the link points: the link
 /// stays, and the next run through it takes every file from the cache.
 #[test]

@@ -164,8 +164,16 @@ fn load(path: &Path) -> Result<Files, Ignored> {
                 kind_of(&metadata)
             ))))
         }
-        Ok(metadata) if metadata.len() == 0 => return Ok(Files::default()),
-        Ok(_) => {}
+        Ok(metadata) => {
+            if let Some(stream) = standard_stream(&metadata) {
+                return Err(left(IgnoredReason::Said(format!(
+                    "it is where standard {stream} goes; it is left as it is"
+                ))));
+            }
+            if metadata.len() == 0 {
+                return Ok(Files::default());
+            }
+        }
     }
     let mut file = long_paths::open_file(path).map_err(unreadable)?;
     let mut start = Vec::with_capacity(MAGIC.len());
@@ -186,6 +194,23 @@ fn load(path: &Path) -> Result<Files, Ignored> {
         reason: IgnoredReason::Said(reason),
         rewritten: true,
     })
+}
+
+/// Which of the process's standard streams is the file of `metadata`, if one is: `--cache
+/// SUMS > SUMS` (the shell has just emptied SUMS, which would pass for a new cache) must not
+/// rename a cache over the file the run's lines are going to.
+fn standard_stream(metadata: &Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    [(1, "output"), (2, "error"), (0, "input")]
+        .into_iter()
+        .find(|&(fd, _)| {
+            // SAFETY: `fstat` only writes the status of descriptor `fd` into `status`, and
+            // fails without touching anything when the descriptor is closed.
+            let mut status: libc::stat = unsafe { std::mem::zeroed() };
+            let found = unsafe { libc::fstat(fd, &mut status) } == 0;
+            found && (status.st_dev, status.st_ino) == (metadata.dev(), metadata.ino())
+        })
+        .map(|(_, stream)| stream)
 }
 
 /// What a file that is not a regular one is, in a few words.
