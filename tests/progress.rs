@@ -389,6 +389,17 @@ fn stats_count_files_bytes_and_failures_when_hashing() {
         without_timing(&stats_line(&output.stderr)),
         "2 files, 4.00 kB in T s, R"
     );
+    // Files read whole as they are opened count as well where every algorithm hashes them
+    // from memory: JSON, and several algorithms.
+    for args in [&["--json"][..], &["-a", "sha256,md5"]] {
+        let output = fasthash(d).args(["--stats", "a", "b"]).args(args).output();
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(
+            without_timing(&stats_line(&output.stderr)),
+            "2 files, 4.00 kB in T s, R",
+            "{args:?}"
+        );
+    }
     // Without --stats, no such line.
     let output = fasthash(d).args(["a"]).output();
     assert_eq!(text(&output.stderr), "");

@@ -162,8 +162,9 @@ pub(crate) fn hash_inputs(
     let mut held = 0;
     for (index, source, small) in opened {
         let (file, before) = match source {
-            // Read whole by the open stage already.
+            // Read whole by the open stage already (which counts nothing: what is hashed is).
             Source::Bytes(bytes) => {
+                count(bytes.len());
                 held += bytes.len() as u64;
                 loaded.push((index, bytes));
                 continue;
