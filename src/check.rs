@@ -729,7 +729,6 @@ fn check_batch(
     // Standard input named twice is read in order; batches run one after another.
     let reads_ahead = check.dialect.reads_ahead();
     let targets_in_order = must_run_in_order(items.iter().filter_map(|i| i.reading.target()));
-    let stages = check.run.stages(!reads_ahead || targets_in_order);
     // Runs of lines as long as a hashing batch of the first line's algorithm (one line where
     // its engine has no lanes): a run's files of one algorithm go through the lanes together,
     // as `-r` hashes them.
@@ -747,6 +746,12 @@ fn check_batch(
         true => crate::io::descriptors::batch_size(batch),
         false => 1,
     };
+    // Lines that make one run have nothing to overlap with: as for files named to be hashed,
+    // the run is opened on this thread, without starting a reader.
+    let one_run = items.len() <= batch;
+    let stages = check
+        .run
+        .stages(!reads_ahead || targets_in_order || one_run);
     let mut reported = Ok(());
     for_each_ordered(
         items.chunks(batch),

@@ -649,21 +649,10 @@ fn a_directory_is_read_for_its_error() {
     let output = dropin("cksum", dir, ["-a", "md5", "."]);
     assert_eq!(text(&output.stderr), "cksum: .: Is a directory\n");
     assert_eq!(output.status.code(), Some(1));
-    let probe = program("strace", dir)
-        .args([
-            "-o",
-            "/dev/null",
-            "-e",
-            "/read",
-            "-e",
-            "fault=all:error=EIO",
-            "true",
-        ])
-        .try_output();
-    if !probe.is_ok_and(|p| p.status.success()) {
+    let Some(strace) = common::strace_injecting_faults() else {
         return;
-    }
-    let injected = program("strace", dir)
+    };
+    let injected = program(strace, dir)
         .args(["-f", "-o", "/dev/null", "-P", ".", "-e", "/read,splice"])
         .args(["-e", "fault=all:error=EIO", "cksum", "-a", "md5", "."])
         .env(
@@ -678,6 +667,51 @@ fn a_directory_is_read_for_its_error() {
         "{stderr}"
     );
     assert_eq!(injected.status.code(), Some(1));
+}
+
+/// A read error injected the way coreutils' tests/cksum/cksum-c.sh injects it: by strace
+/// following the process's own thread only (no `-f`). A manifest of a few small files is
+/// checked on that thread, so the error reaches the check: the file fails, the other is OK,
+/// and the run says a file could not be read (exit 1), for an empty file (`read`) and one
+/// with bytes (read whole as it is opened).
+#[test]
+fn a_read_error_on_the_process_own_thread_fails_the_line() {
+    let Some(strace) = common::strace_injecting_faults() else {
+        return;
+    };
+    for contents in [&b""[..], b"bytes\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        std::fs::write(dir.join("eio"), contents).unwrap();
+        std::fs::write(dir.join("ok"), b"").unwrap();
+        let listed = dropin("cksum", dir, ["-a", "md5", "eio", "ok"]);
+        assert_eq!(listed.status.code(), Some(0));
+        std::fs::write(dir.join("check.md5"), &listed.stdout).unwrap();
+        let injected = program(&strace, dir)
+            .args(["-o", "/dev/null", "-P", "eio", "-e", "/read,splice"])
+            .args(["-e", "fault=all:error=EIO", "cksum", "--check", "check.md5"])
+            .env(
+                "PATH",
+                common::drop_in_dir(Path::new(common::FASTHASH), "cksum"),
+            )
+            .env("LC_ALL", "C")
+            .output();
+        assert_eq!(
+            text(&injected.stdout),
+            "eio: FAILED open or read\nok: OK\n",
+            "{contents:?}"
+        );
+        let stderr = text(&injected.stderr);
+        assert!(
+            stderr.contains("cksum: eio: Input/output error\n"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.ends_with("cksum: WARNING: 1 listed file could not be read\n"),
+            "{stderr}"
+        );
+        assert_eq!(injected.status.code(), Some(1));
+    }
 }
 
 /// Option arguments in coreutils' messages are quoted by gnulib's `quote` (quotearg.c,

@@ -11,7 +11,10 @@
 //! One algorithm alone keeps its own paths in `read` (lanes pulling files, a large CRC or
 //! BLAKE3 split on every core).
 
-use super::batch::{finish_batch, hash_each, in_order, open_batch, Batch, Source};
+use super::batch::{
+    bytes_known, finish_batch, hash_each, in_order, join_on, open_batch, where_to_hash, Batch, On,
+    Source,
+};
 use super::cache::Cache;
 use super::large::feed_mapping;
 use super::mapped::Mapping;
@@ -157,6 +160,7 @@ pub(crate) fn hash_inputs(
         opened,
         mut alone,
     } = open_batch(inputs, &mut ahead, several, true);
+    let on = where_to_hash(bytes_known(&opened, &alone));
     // Small files read whole: their place and their bytes.
     let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
@@ -189,9 +193,10 @@ pub(crate) fn hash_inputs(
             None => alone.push((index, Some(Source::File { file, before }))),
         }
     }
-    let (from_memory, hashed) = rayon::join(
-        || hash_loaded(&loaded, several.algorithms),
-        || hash_each(alone, inputs, several, options),
+    let (from_memory, hashed) = join_on(
+        on,
+        || hash_loaded(&loaded, several.algorithms, on),
+        |on| hash_each(alone, inputs, several, options, on),
     );
     for ((index, _), hashed) in loaded.iter().zip(from_memory) {
         results[*index] = Some(Ok(hashed));
@@ -227,17 +232,18 @@ fn read_whole(file: &File, before: &Metadata) -> io::Result<Option<Vec<u8>>> {
 }
 
 /// Files in memory hashed by every algorithm, each algorithm over all of them at once (side
-/// by side in its lanes where they pay), the algorithms on the pool.
-fn hash_loaded(loaded: &[(usize, Vec<u8>)], algorithms: &[Algorithm]) -> Vec<Hashed> {
+/// by side in its lanes where they pay), the algorithms on the pool or all on this thread.
+fn hash_loaded(loaded: &[(usize, Vec<u8>)], algorithms: &[Algorithm], on: On) -> Vec<Hashed> {
     use rayon::prelude::*;
     if loaded.is_empty() {
         return Vec::new();
     }
     let messages: Vec<&[u8]> = loaded.iter().map(|(_, bytes)| bytes.as_slice()).collect();
-    let by_algorithm: Vec<Vec<Digest>> = algorithms
-        .par_iter()
-        .map(|&algorithm| crate::kernels::hash_many(algorithm, &messages))
-        .collect();
+    let hash_all = |&algorithm: &Algorithm| crate::kernels::hash_many(algorithm, &messages);
+    let by_algorithm: Vec<Vec<Digest>> = match on {
+        On::Pool => algorithms.par_iter().map(hash_all).collect(),
+        On::ThisThread => algorithms.iter().map(hash_all).collect(),
+    };
     messages
         .iter()
         .enumerate()

@@ -7,7 +7,9 @@ mod run;
 mod vectors;
 
 pub use random::{random_bytes, SplitMix64};
-pub use run::{drop_in_dir, faketime, fasthash, peer, program, Run, FASTHASH};
+pub use run::{
+    drop_in_dir, faketime, fasthash, peer, program, strace_injecting_faults, Run, FASTHASH,
+};
 pub use vectors::*;
 
 pub use fasthash::format::locale::Charset;

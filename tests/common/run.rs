@@ -312,6 +312,33 @@ pub fn peer(program: &str) -> Option<PathBuf> {
     required(program, found)
 }
 
+/// strace, where it can inject a read error into a program it follows (coreutils' tests
+/// inject EIO so); missing, like a missing peer. Where it is installed but cannot follow a
+/// program (ptrace refused, as in some containers), the test says it skipped and why.
+pub fn strace_injecting_faults() -> Option<PathBuf> {
+    let strace = peer("strace")?;
+    // `cat /dev/null` with its reads of /dev/null failing: it says so and fails.
+    let probe = Command::new(&strace)
+        .args(["-o", "/dev/null", "-P", "/dev/null", "-e", "/read"])
+        .args(["-e", "fault=all:error=EIO", "cat", "/dev/null"])
+        .stdin(Stdio::null())
+        .output();
+    match probe {
+        Ok(output) if String::from_utf8_lossy(&output.stderr).contains("Input/output error") => {
+            Some(strace)
+        }
+        Ok(output) => {
+            let said = String::from_utf8_lossy(&output.stderr);
+            eprintln!("skipped: strace cannot inject faults here: {}", said.trim());
+            None
+        }
+        Err(error) => {
+            eprintln!("skipped: strace did not run: {error}");
+            None
+        }
+    }
+}
+
 /// libfaketime, which moves a program's clock (see [`Run::clock_ahead`]), where Linux
 /// distributions install it; missing, like a missing peer.
 pub fn faketime() -> Option<PathBuf> {
