@@ -390,6 +390,71 @@ fn a_manifest_on_standard_input_that_names_stdin_is_checked_not_waited_on() {
     }
 }
 
+/// The lines of a benchmark's standard error as a terminal shows them (each `\r` starts the
+/// line again), up to each variant's `->`: its number, name and sample size.
+fn bench_variants(stderr: &[u8]) -> Vec<String> {
+    text(stderr)
+        .lines()
+        .filter_map(|line| {
+            let shown = line.rsplit('\r').find(|part| !part.trim().is_empty())?;
+            let column = shown.find('#')?;
+            let (head, _) = shown.split_once("->")?;
+            Some(head[column.saturating_sub(2)..].trim_end().to_string())
+        })
+        .collect()
+}
+
+/// xxhsum's benchmark, as xxHash's own `make check` runs it (`-bi0`, `-b1,2,3 -i0`,
+/// `--benchmark-all -i0`, a file): exit 0, its variants by the installed xxhsum's numbers
+/// and names, and a file it cannot open stops it with xxhsum's message and exit code.
+#[test]
+fn the_benchmark_runs_the_variants_xxhsum_numbers() {
+    let dir = files();
+    let dir = dir.path();
+    std::fs::write(dir.join("sample"), vec![7u8; 5000]).unwrap();
+    let real = peer("xxhsum");
+    let cases: [&[&str]; 5] = [
+        &["-bi0", "-q"],
+        &["-b1,2,3", "-i0", "-q"],
+        &["--benchmark-all", "-i0", "-q"],
+        &["-b29,4", "-i0", "-q", "sample"],
+        &["-b", "-i0", "-B1K", "-q"],
+    ];
+    for args in cases {
+        let ours = fasthash(dir).called("xxhsum").args(args).output();
+        assert_eq!(ours.status.code(), Some(0), "{args:?}");
+        assert!(ours.stdout.is_empty(), "{args:?}");
+        let variants = bench_variants(&ours.stderr);
+        let expected_count = match args[0] {
+            "-bi0" | "-b" => 4,
+            "-b1,2,3" => 3,
+            "--benchmark-all" => 28,
+            _ => 1,
+        };
+        assert_eq!(variants.len(), expected_count, "{args:?}: {variants:?}");
+        if let Some(xxhsum) = &real {
+            let theirs = program(xxhsum, dir).args(args).output();
+            assert_eq!(bench_variants(&theirs.stderr), variants, "{args:?}");
+        }
+    }
+    let missing = fasthash(dir)
+        .called("xxhsum")
+        .args(["-bi0", "-q", "missing", "sample"])
+        .output();
+    assert_eq!(missing.status.code(), Some(11));
+    assert_eq!(
+        text(&missing.stderr),
+        "Error: Could not open 'missing': No such file or directory.\n"
+    );
+    if let Some(xxhsum) = &real {
+        let theirs = program(xxhsum, dir)
+            .args(["-bi0", "-q", "missing", "sample"])
+            .output();
+        assert_eq!(theirs.status.code(), Some(11));
+        assert_eq!(theirs.stderr, missing.stderr);
+    }
+}
+
 /// Manifests of `xxhsum -c` around its longest line (32,767 bytes, the newline included: its
 /// `MAX_LINE_LENGTH` buffer of 32 KiB holds the line and a NUL), in `dir` beside the file `a`,
 /// and the digest line of `a`. Named by what they hold: a long line that fits, with its

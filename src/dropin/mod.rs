@@ -7,6 +7,7 @@ pub mod b3sum;
 pub mod cksum;
 pub mod coreutils;
 pub mod xxhsum;
+mod xxhsum_bench;
 
 use crate::cli::GnuOption;
 use crate::error::{ExitStatus, MessageStyle};

@@ -5,6 +5,7 @@
 //! dialect (`CheckDialect::Xxhsum`: its lines, words and stops), restricted to the name's
 //! algorithm under `xxhNNsum`. Digests come from fasthash's engines.
 
+use super::xxhsum_bench::{self, BenchOptions};
 use super::CheckDialect;
 use super::{Grammar, LineDialect, MessageName, NameMatch, Program};
 use crate::check::{Check, CheckOptions};
@@ -72,6 +73,10 @@ struct Options {
     files: Vec<OsString>,
     /// `-` was given: standard input is read even from a terminal.
     explicit_stdin: bool,
+    /// `-b` or `--benchmark-all`: the benchmark, of the variants these numbers choose.
+    bench: Option<Vec<u32>>,
+    /// The benchmark's settings (`-i`, `-B`, `-q`), used if `-b` comes too.
+    bench_settings: BenchOptions,
 }
 
 /// Runs xxhsum, as the row `invocation` names, to its exit code.
@@ -85,6 +90,13 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
     // SAFETY: isatty only inspects descriptor 0.
     if options.files.is_empty() && !options.explicit_stdin && unsafe { libc::isatty(0) } == 1 {
         return bad_usage(exe_name);
+    }
+    if let Some(variants) = options.bench {
+        let bench = BenchOptions {
+            variants,
+            ..options.bench_settings
+        };
+        return xxhsum_bench::run(exe_name, &bench, &options.files, say);
     }
     let mut out = StdioBuffer(io::BufWriter::new(io::stdout()));
     let ok = if options.check {
@@ -177,6 +189,8 @@ fn parse(program: &Program, exe_name: &str, args: &[OsString]) -> Result<Options
         check_options: CheckOptions::default(),
         files: Vec::new(),
         explicit_stdin: false,
+        bench: None,
+        bench_settings: BenchOptions::default(),
     };
     let mut index = 1;
     while index < args.len() {
@@ -194,7 +208,10 @@ fn parse(program: &Program, exe_name: &str, args: &[OsString]) -> Result<Options
             b"--tag" => options.tagged = true,
             b"--help" => return Err(usage(exe_name, true)),
             b"--version" => return Err(version(exe_name)),
-            b"--benchmark-all" | b"--bench-all" => return Err(benchmark_refused()),
+            b"--benchmark-all" => {
+                let all = xxhsum_bench::VARIANT_COUNT as u32 + 1;
+                options.bench.get_or_insert_with(Vec::new).push(all);
+            }
             b"--" => {
                 options.files.extend(args[index..].iter().cloned());
                 break;
@@ -232,10 +249,34 @@ fn parse_letters(options: &mut Options, exe_name: &str, mut letters: &[u8]) -> R
             }
             b'c' => options.check = true,
             b'w' => options.check_options.warn = true,
-            b'q' => options.check_options.quiet = true,
-            b'b' => return Err(benchmark_refused()),
-            // Benchmark settings, which mean nothing without -b.
-            b'i' | b'B' => letters = read_number(letters).ok_or_else(number_too_large)?.1,
+            b'q' => {
+                options.check_options.quiet = true;
+                options.bench_settings.quiet = true;
+            }
+            b'b' => {
+                let numbers = options.bench.get_or_insert_with(Vec::new);
+                loop {
+                    let (number, rest) = read_number(letters).ok_or_else(number_too_large)?;
+                    numbers.push(number);
+                    match rest.strip_prefix(b",") {
+                        Some(rest) => letters = rest,
+                        None => {
+                            letters = rest;
+                            break;
+                        }
+                    }
+                }
+            }
+            b'i' => {
+                let (rounds, rest) = read_number(letters).ok_or_else(number_too_large)?;
+                options.bench_settings.rounds = rounds;
+                letters = rest;
+            }
+            b'B' => {
+                let (size, rest) = read_number(letters).ok_or_else(number_too_large)?;
+                options.bench_settings.sample_size = size as usize;
+                letters = rest;
+            }
             _ => return Err(bad_usage(exe_name)),
         }
     }
@@ -317,7 +358,12 @@ fn usage(exe_name: &str, advanced: bool) -> u8 {
              --strict         fail on improperly formatted lines\n  \
              -w, --warn           warn about improperly formatted lines\n      \
              --ignore-missing do not fail or report for missing files\n\n\
-             The benchmark (-b) is not part of fasthash's xxhsum; run `fasthash --bench`.\n",
+             Benchmark (on standard error; with files, of each file):\n  \
+             -b                   the benchmark of XXH32, XXH64, XXH3 and XXH128\n  \
+             -b#[,#...]           variants by number (1 to 28); --benchmark-all every one\n  \
+             -i#                  rounds of a second each, the best counts (default 3)\n  \
+             -B#                  the sample's size (default 100 KB)\n  \
+             -q                   without the version line\n",
         );
     }
     say(&text);
@@ -327,11 +373,6 @@ fn usage(exe_name: &str, advanced: bool) -> u8 {
 fn bad_usage(exe_name: &str) -> u8 {
     say("Wrong parameters\n\n");
     usage(exe_name, false);
-    1
-}
-
-fn benchmark_refused() -> u8 {
-    say("xxhsum: the benchmark (-b) is not offered here; `fasthash --bench` measures every algorithm\n");
     1
 }
 

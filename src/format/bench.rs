@@ -142,9 +142,54 @@ pub(crate) fn size_label(bytes: usize) -> String {
     }
 }
 
+/// xxhsum's benchmark: its first line, the version (`-q` leaves it out).
+pub(crate) fn xxhsum_bench_header(exe_name: &str) -> String {
+    format!(
+        "{exe_name} 0.8.3 (fasthash {}), xxHash's benchmark \n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// xxhsum's benchmark: the generated sample's size, in KB from 10 KB up (`Sample of 100
+/// KB...`).
+pub(crate) fn xxhsum_sample_line(size: usize) -> String {
+    match size >= 10 * 1024 {
+        true => format!("Sample of {} KB...        \n", size >> 10),
+        false => format!("Sample of {size} bytes...        \n"),
+    }
+}
+
+/// xxhsum's benchmark: one variant's line, its number, name (cut at 29 characters, as
+/// xxhsum's column is), the sample's size and the hashes a second, in MB of 2^20 bytes.
+pub(crate) fn xxhsum_bench_line(number: usize, name: &str, size: usize, per_second: f64) -> String {
+    let megabytes = size as f64 * per_second / (1024.0 * 1024.0);
+    format!(
+        "{number:2}#{name:<29.29} : {size:10} -> {per_second:8.0} it/s ({megabytes:7.1} MB/s) \n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// xxhsum's column: the name cut at 29 characters, the rate in MB of 2^20 bytes.
+    #[test]
+    fn xxhsum_benchmark_lines_have_its_columns() {
+        assert_eq!(
+            xxhsum_bench_line(1, "XXH32", 102_400, 75_680.0),
+            " 1#XXH32                         :     102400 ->    75680 it/s ( 7390.6 MB/s) \n"
+        );
+        let long = xxhsum_bench_line(28, "XXH128_stream w/seed unaligned", 1024, 1.0);
+        assert!(
+            long.starts_with("28#XXH128_stream w/seed unaligne :"),
+            "{long}"
+        );
+        assert_eq!(xxhsum_sample_line(102_400), "Sample of 100 KB...        \n");
+        assert_eq!(
+            xxhsum_sample_line(1024),
+            "Sample of 1024 bytes...        \n"
+        );
+    }
 
     #[test]
     fn head_and_row_line_up() {
