@@ -26,12 +26,12 @@ use crate::io::batch::{hash_inputs, one_by_one};
 use crate::io::lines::{LineReader, LineTooLong};
 use crate::io::open::{open_ahead, Ahead};
 use crate::io::parallel::{for_each_ordered, must_run_in_order};
-use crate::io::read::{hash_input, ReadOptions};
+use crate::io::read::{feed_reader, hash_input, ReadOptions};
 use crate::io::settings::RunSettings;
 use crate::io::walk::Filter;
 use crate::io::Input;
 use crate::kernels::table;
-use crate::kernels::{Algorithm, Digest};
+use crate::kernels::{Algorithm, Digest, Hasher};
 use crate::report::Reporter;
 use std::ffi::OsStr;
 use std::io::{self, Write};
@@ -395,6 +395,32 @@ fn verify_fallbacks(
     Ok(None)
 }
 
+/// A line naming `stdin` in a manifest xxhsum reads from standard input: xxhsum reads both
+/// through one buffered stream, so the file it hashes is what follows the line (what it had
+/// buffered, then the rest), and its manifest has ended.
+fn verify_stream_rest(item: &Item, rest: impl io::Read) -> Outcome {
+    let Reading::Listed { entry, .. } = &item.reading else {
+        return Outcome::NotChecked;
+    };
+    let algorithms: Vec<Algorithm> = std::iter::once(entry.algorithm)
+        .chain(entry.fallbacks.iter().copied())
+        .collect();
+    let mut hashers: Vec<Hasher> = algorithms.iter().map(|&a| Hasher::new(a)).collect();
+    let read = feed_reader(rest, |bytes| {
+        hashers.iter_mut().for_each(|hasher| hasher.update(bytes))
+    });
+    let result = read.map(|()| {
+        let mut digests = hashers.into_iter().map(Hasher::finalize);
+        algorithms
+            .into_iter()
+            .find(|_| digests.next() == Some(entry.expected))
+    });
+    Outcome::Verified {
+        result,
+        opened: true,
+    }
+}
+
 /// The most lines hashed side by side before their results are written: what the manifest
 /// reader holds at once (it never waits for more) bounds a batch too, so memory stays bounded
 /// on an endless manifest.
@@ -423,6 +449,13 @@ fn check_manifest(
         }
     };
     parser.next_manifest(*manifest == Input::Stdin);
+    // xxhsum reads a manifest on standard input and a file named `stdin` from one stream.
+    let stream_is_shared =
+        *manifest == Input::Stdin && matches!(check.dialect, CheckDialect::Xxhsum { .. });
+    let names_the_stream = |batch: &[Item]| {
+        stream_is_shared
+            && batch.last().and_then(|item| item.reading.target()) == Some(&Input::Stdin)
+    };
     let mut line_number = 0;
     let mut batch: Vec<Item> = Vec::new();
     loop {
@@ -458,14 +491,28 @@ fn check_manifest(
                 );
             }
         };
-        while fatal.is_none() && batch.len() < BATCH_LINES {
+        while fatal.is_none() && batch.len() < BATCH_LINES && !names_the_stream(&batch) {
             let Some(text) = lines.buffered_line() else {
                 break;
             };
             fatal = parser.take(check, &mut line_number, text, &mut batch).err();
         }
+        let from_the_stream = names_the_stream(&batch).then(|| batch.pop()).flatten();
         check_batch(check, manifest, &batch, &mut checked.tally, out, reporter)?;
         batch.clear();
+        if let Some(item) = from_the_stream {
+            // The file is the rest of the stream, which ends the manifest.
+            let outcome = verify_stream_rest(&item, lines.rest());
+            report_line(
+                check,
+                manifest,
+                &item,
+                outcome,
+                &mut checked.tally,
+                out,
+                reporter,
+            )?;
+        }
         if let Some(fatal) = fatal {
             return Err(Stop::Fatal(fatal));
         }

@@ -455,6 +455,55 @@ fn the_benchmark_runs_the_variants_xxhsum_numbers() {
     }
 }
 
+/// A manifest read from standard input that names `stdin`: xxhsum reads both through one
+/// stream, so that file is the rest of the manifest after its line (the lines after it are
+/// its bytes, not lines), whether the rest came in one read or later; the same as the
+/// installed xxhsum.
+#[test]
+fn a_manifest_on_standard_input_hashes_its_rest_for_stdin() {
+    use xxhash_rust::xxh64::xxh64;
+    let dir = files();
+    let dir = dir.path();
+    let real = peer("xxhsum");
+    let a_line = format!(
+        "{:016x}  a\n",
+        xxh64(&std::fs::read(dir.join("a")).unwrap(), 0)
+    );
+    for (rest, expected, status) in [
+        ("\n", "stdin: OK\n", 0),
+        ("xyz\nmore lines\n", "stdin: OK\n", 0),
+        (&*a_line, "stdin: OK\n", 0),
+    ] {
+        // The line before names a file, checked as usual; the line naming stdin matches its rest.
+        let manifest = format!("{a_line}{:016x}  stdin\n{rest}", xxh64(rest.as_bytes(), 0));
+        let expected = format!("a: OK\n{expected}");
+        let ours = fasthash(dir)
+            .called("xxhsum")
+            .arg("-c")
+            .stdin(manifest.as_bytes())
+            .timeout(std::time::Duration::from_secs(60))
+            .output();
+        common::assert_output("xxhsum -c naming stdin", &ours, &expected, "", status);
+        if let Some(xxhsum) = &real {
+            let theirs = program(xxhsum, dir)
+                .arg("-c")
+                .stdin(manifest.as_bytes())
+                .output();
+            assert_eq!(theirs.stdout, ours.stdout, "{manifest:?}");
+            assert_eq!(theirs.status.code(), ours.status.code(), "{manifest:?}");
+        }
+    }
+    // A digest of nothing does not match what follows, and nothing after is a line.
+    let manifest = format!("{:016x}  stdin\nxyz\n", xxh64(b"", 0));
+    let ours = fasthash(dir)
+        .called("xxhsum")
+        .arg("-c")
+        .stdin(manifest.as_bytes())
+        .output();
+    let expected = "stdin: FAILED\n1 computed checksum did NOT match\n";
+    common::assert_output("xxhsum -c naming stdin", &ours, expected, "", 1);
+}
+
 /// Manifests of `xxhsum -c` around its longest line (32,767 bytes, the newline included: its
 /// `MAX_LINE_LENGTH` buffer of 32 KiB holds the line and a NUL), in `dir` beside the file `a`,
 /// and the digest line of `a`. Named by what they hold: a long line that fits, with its

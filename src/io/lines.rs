@@ -143,6 +143,19 @@ impl<R: Read> LineReader<R> {
         Some(self.take(end, end + 1))
     }
 
+    /// The rest of the input after the lines handed out: what the buffer holds, then what was
+    /// not read yet. The lines end there: a program that reads its manifest and a file from
+    /// one stream (xxhsum hashing `stdin` while it reads its manifest from there) takes the
+    /// rest as the file's contents.
+    pub(crate) fn rest(&mut self) -> impl Read + '_ {
+        let (start, end) = (self.start, self.end);
+        self.start = end;
+        self.eof = true;
+        self.overlong = false;
+        self.error = None;
+        self.buffer[start..end].chain(&mut self.inner)
+    }
+
     /// Drops what the buffer holds of a line too long to keep.
     fn drop_overlong(&mut self) {
         self.overlong = true;
@@ -409,6 +422,19 @@ mod tests {
         assert_eq!(reader.buffered_line(), None);
         assert!(!reader.has_buffered_line());
         assert_eq!(reader.read_line().unwrap(), Some(&b"c"[..]));
+        assert_eq!(reader.read_line().unwrap(), None);
+    }
+
+    /// The rest is what the buffer holds past the last line, then the unread input, and no
+    /// line comes after it.
+    #[test]
+    fn the_rest_follows_the_last_line_handed_out() {
+        let source = Trickle::new(b"a\nb\nc\nd", 3, false);
+        let mut reader = LineReader::new(source, b'\n', false);
+        assert_eq!(reader.read_line().unwrap(), Some(&b"a"[..]));
+        let mut rest = Vec::new();
+        reader.rest().read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, b"b\nc\nd");
         assert_eq!(reader.read_line().unwrap(), None);
     }
 
