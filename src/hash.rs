@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ExitStatus};
 use crate::format::messages::Message;
+use crate::format::shard_header::Tallied;
 use crate::format::{DigestEncoding, Output};
 use crate::io::batch::hash_inputs;
 use crate::io::multi::{self, Several};
@@ -223,10 +224,13 @@ fn drive<T: Send>(
     let one_batch = !files.walk.recursive && inputs.len() <= size;
     let stages = run.stages(must_run_in_order(&inputs) || one_batch);
     let progress = Progress::start(files.progress, &inputs, &files.walk);
+    let shard_lines = shard.as_ref().map(|s| (s.shard, s.terminator));
     let mut tasks = match tasks_of_this_shard(inputs, files, shard, out) {
         Ok(tasks) => tasks,
         Err(e) => return (reporter.output_failed(e, ExitStatus::Success), counts),
     };
+    // A shard's lines are tallied for its last line, written once they all are.
+    let out = &mut Tallied::new(out, shard_lines);
     let batches = std::iter::from_fn(move || {
         let batch: Vec<Task> = tasks.by_ref().take(size).collect();
         (!batch.is_empty()).then_some(batch)
@@ -274,7 +278,7 @@ fn drive<T: Send>(
     progress.finish();
     let flushed = match write_failed {
         Some(e) => Err(e),
-        None => out.flush(),
+        None => out.finish(),
     };
     let status = match flushed {
         Ok(()) => status,

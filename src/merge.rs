@@ -1,10 +1,12 @@
 //! `--merge FILE...`: shard manifests (`--shard K/N`) put back together into the manifest a
 //! single run writes, byte for byte: their lines concatenated in shard order, without their
-//! header lines. Shards of different runs, a shard given twice and a missing shard are refused
-//! before anything is written, so a merge either is the single run's manifest or is nothing.
+//! first and last lines. Shards of different runs, a shard given twice, a missing shard, and
+//! one whose lines are not those its run wrote (cut short, changed: its last line counts them
+//! and gives their XXH3) are refused before anything is written, so a merge either is the
+//! single run's manifest or is nothing.
 
 use crate::error::{Error, ExitStatus};
-use crate::format::shard_header::parse_header;
+use crate::format::shard_header::{checked_lines, parse_header};
 use crate::io::settings::RunSettings;
 use crate::io::shard::Shard;
 use crate::io::Input;
@@ -24,7 +26,8 @@ struct ShardFile {
     shard: Shard,
     fingerprint: String,
     data: Vec<u8>,
-    lines_start: usize,
+    /// Where its lines are: after the header, before the last line.
+    lines: std::ops::Range<usize>,
 }
 
 pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStatus {
@@ -50,12 +53,20 @@ pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStat
             ));
             return ExitStatus::Failure;
         };
+        let terminator = data[lines_start - 1];
+        let lines_end = match checked_lines(&data[lines_start..], terminator, shard) {
+            Ok(lines) => lines_start + lines.len(),
+            Err(reason) => {
+                reporter.error(&failed(reason));
+                return ExitStatus::Failure;
+            }
+        };
         shards.push(ShardFile {
             name,
             shard,
             fingerprint,
             data,
-            lines_start,
+            lines: lines_start..lines_end,
         });
     }
     match order(&mut shards) {
@@ -67,7 +78,7 @@ pub fn run(merge: &Merge, out: &mut impl Write, reporter: &Reporter) -> ExitStat
     }
     let written = shards
         .iter()
-        .try_for_each(|shard| out.write_all(&shard.data[shard.lines_start..]))
+        .try_for_each(|shard| out.write_all(&shard.data[shard.lines.clone()]))
         .and_then(|()| out.flush());
     match written {
         Ok(()) => ExitStatus::Success,

@@ -102,9 +102,16 @@ fn every_file_is_in_exactly_one_shard_and_the_bytes_are_shared_out() {
             .filter(|l| !l.is_empty())
             .collect();
         assert!(body[0].starts_with(b"# fasthash shard "), "{name}");
+        // The last line counts the lines between the two.
+        let last = String::from_utf8_lossy(body[body.len() - 1]);
+        let end = format!(" end {} ", body.len() - 2);
+        assert!(
+            last.starts_with("# fasthash shard ") && last.contains(&end),
+            "{last}"
+        );
         // Each of four parts holds some of the 24 files: none is left idle.
-        assert!(body.len() > 2, "{name}: {}", body.len());
-        seen += body.len() - 1;
+        assert!(body.len() > 3, "{name}: {}", body.len());
+        seen += body.len() - 2;
     }
     assert_eq!(seen, lines);
 }
@@ -125,7 +132,7 @@ fn a_shard_manifest_checks_on_its_own_with_sha256sum_and_fasthash() {
 }
 
 #[test]
-fn shards_of_different_runs_a_repeated_shard_and_a_missing_one_are_refused() {
+fn shards_of_different_runs_a_repeated_shard_a_missing_one_and_damaged_ones_are_refused() {
     let dir = tree();
     let names = shards(dir.path(), 3, &["-r"]);
     let refused = |args: &[&str], wanted: &str| {
@@ -167,6 +174,33 @@ fn shards_of_different_runs_a_repeated_shard_and_a_missing_one_are_refused() {
         &["--merge", &names[0], "changed-2", &names[2]],
         "another run",
     );
+    // A shard cut short: mid-line (a full disk), at a line's end (an interrupted run, which
+    // writes whole lines), or with its last line alone lost; a line changed; lines lost.
+    let second = std::fs::read(dir.path().join(&names[1])).unwrap();
+    let lines: Vec<&[u8]> = second.split_inclusive(|&b| b == b'\n').collect();
+    assert!(lines.len() >= 4, "{}", lines.len());
+    let last = lines.len() - 1;
+    let cut_short = "it does not end with the line --shard writes last";
+    let mut changed_line = lines[1].to_vec();
+    changed_line[0] ^= 1;
+    for (damaged, wanted) in [
+        (second[..second.len() - 1].to_vec(), cut_short),
+        (lines[..last - 1].concat(), cut_short),
+        (lines[..last].concat(), cut_short),
+        (
+            [&lines[..1], &[&changed_line[..]], &lines[2..]]
+                .concat()
+                .concat(),
+            "its lines are not the bytes its run wrote",
+        ),
+        (
+            [&lines[..1], &lines[2..]].concat().concat(),
+            "it was changed or damaged since",
+        ),
+    ] {
+        std::fs::write(dir.path().join("damaged-2"), damaged).unwrap();
+        refused(&["--merge", &names[0], "damaged-2", &names[2]], wanted);
+    }
     // A manifest that is not a shard.
     let plain = fasthash(dir.path()).args(["-r", "data"]).output();
     std::fs::write(dir.path().join("plain-manifest"), plain.stdout).unwrap();
