@@ -451,6 +451,45 @@ fn verify_s3_never_cuts_a_file_into_parts_of_no_bytes() {
     assert_eq!(output.status.code(), Some(1));
 }
 
+/// What is not a regular file has no size to compare with S3's: a directory is reported as
+/// reading one fails, a FIFO with its kind, whether the object was one upload or parts, and
+/// no field is judged (a directory's 4,096 bytes were once a ContentLength that differed).
+#[test]
+fn verify_s3_names_what_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("directory")).unwrap();
+    common::make_fifo(dir.path(), "fifo");
+    let multipart = serde_json::json!({
+        "ContentLength": 12582912,
+        "ETag": "\"9652ce2a95f9a7975d166a608aabbfe1-3\"",
+        "ChecksumCRC32": "AAAAAA==-3",
+        "ChecksumType": "COMPOSITE"
+    });
+    let single = serde_json::json!({"ContentLength": 0, "ChecksumCRC32": "AAAAAA=="});
+    for (json, name) in [(multipart, "multipart.json"), (single, "single.json")] {
+        fs::write(dir.path().join(name), json.to_string()).unwrap();
+        for (file, reason) in [
+            ("directory", "Is a directory"),
+            (
+                "fifo",
+                "it is a FIFO, with no size to compare with S3's object",
+            ),
+        ] {
+            let output = fasthash(dir.path())
+                .args(["--verify-s3", name, file])
+                .timeout(std::time::Duration::from_secs(60))
+                .output();
+            assert_eq!(text(&output.stdout), "", "{name} {file}");
+            assert_eq!(
+                text(&output.stderr),
+                format!("fasthash: {file}: {reason}\n"),
+                "{name}"
+            );
+            assert_eq!(output.status.code(), Some(1), "{name} {file}");
+        }
+    }
+}
+
 /// A value of more parts than S3 makes (10,000) is not S3's, and is not cut into: each part's
 /// values would be kept, and a 1-byte part of a 20 MiB file took gigabytes before it aborted.
 /// With `--no-part-limits` a file is still cut into at most a million parts.

@@ -253,7 +253,7 @@ fn verify(
 ) -> Result<Verdict, Failure> {
     let mut local = LocalFile {
         path,
-        size: long_paths::metadata(path).map_err(Failure::Read)?.len(),
+        size: regular_file_size(path).map_err(Failure::Read)?,
         read,
         known: Vec::new(),
     };
@@ -300,6 +300,27 @@ fn verify(
         size: local.size,
         fields,
     })
+}
+
+/// The size of the regular file at `path`. Every field is judged by it (the length, the parts'
+/// cut), so anything else is refused before a field is: a directory as reading one fails
+/// (`Is a directory`), and what has no size of its own (a FIFO, a device) with its kind.
+fn regular_file_size(path: &Path) -> io::Result<u64> {
+    use std::os::unix::fs::FileTypeExt;
+    let metadata = long_paths::metadata(path)?;
+    let kind = metadata.file_type();
+    let what = match () {
+        _ if kind.is_file() => return Ok(metadata.len()),
+        _ if kind.is_dir() => return Err(io::Error::from_raw_os_error(libc::EISDIR)),
+        _ if kind.is_fifo() => "a FIFO",
+        _ if kind.is_char_device() => "a character device",
+        _ if kind.is_block_device() => "a block device",
+        _ if kind.is_socket() => "a socket",
+        _ => "not a regular file",
+    };
+    Err(io::Error::other(format!(
+        "it is {what}, with no size to compare with S3's object"
+    )))
 }
 
 /// [`verify`] for a file of a tree: the verdict, or why the file could not be read.
