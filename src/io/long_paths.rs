@@ -212,10 +212,21 @@ fn stat_at(dir: libc::c_int, name: &std::ffi::CStr, follow: bool) -> io::Result<
 
 /// A directory listed for the walk: its identity, and its entries (without `.` and `..`) with
 /// their kinds, sorted by name. With `follow_links`, links are resolved to what they point to.
-fn list(path: &Path, follow_links: bool) -> io::Result<Level> {
+/// Opened from `parent`, the directory it is in, where that is held open (one `openat`), else
+/// from the top (one a component); it is held open in turn for its own subdirectories.
+fn list(path: &Path, parent: Option<BorrowedFd>, follow_links: bool) -> io::Result<Level> {
     use std::os::unix::io::IntoRawFd;
-    let directory = open(path, Opening::Directory)?;
+    let directory = match (parent, path.file_name()) {
+        (Some(parent), Some(name)) => File::from(open_at(
+            Some(parent),
+            name.as_bytes(),
+            Opening::Directory.flags(),
+        )?),
+        _ => open(path, Opening::Directory)?,
+    };
     let identity = identity(&directory.metadata()?);
+    // Held for the subdirectories; the listing below closes the descriptor it reads.
+    let held = directory.try_clone().ok().map(OwnedFd::from);
     let fd = directory.into_raw_fd();
     // SAFETY: fdopendir takes ownership of `fd`; closedir below releases both.
     let stream = unsafe { libc::fdopendir(fd) };
@@ -269,6 +280,7 @@ fn list(path: &Path, follow_links: bool) -> io::Result<Level> {
     Ok(Level {
         entries: entries.into_iter(),
         identity: Some(identity),
+        held,
     })
 }
 
@@ -309,12 +321,21 @@ fn kind_of_path(path: &Path, follow_links: bool) -> Kind {
     }
 }
 
-/// A directory being walked: its entries still to handle, and its identity (none for the
-/// start, which is not a listing).
+/// A directory being walked: its entries still to handle, its identity (none for the start,
+/// which is not a listing), and the directory held open while it is among the deepest
+/// [`LEVELS_HELD`] levels.
 struct Level {
     entries: std::vec::IntoIter<(PathBuf, Kind)>,
     identity: Option<Identity>,
+    held: Option<OwnedFd>,
 }
+
+/// The deepest levels of a walk whose directories are held open, so that each subdirectory
+/// is opened from its parent: from the top, one `openat` a component, a tree 4,000 levels
+/// deep took 5.9 million calls and 3.6 s, and one 30,000 deep did not end in two minutes.
+/// A few are enough for a walk that goes down (and back up a level or two to a sibling), and
+/// few is what the descriptor budget allows beside the readers.
+const LEVELS_HELD: usize = 3;
 
 /// Every task under `root` (too deep for the ordinary walk), depth first in name order as
 /// walkdir walks, with its rules: `walk_root` is where filters start; with `follow_links`
@@ -336,6 +357,7 @@ pub(crate) fn walk(
     let mut stack = vec![Level {
         entries: vec![start].into_iter(),
         identity: None,
+        held: None,
     }];
     while let Some(level) = stack.last_mut() {
         let Some((path, kind)) = level.entries.next() else {
@@ -381,13 +403,21 @@ pub(crate) fn walk(
             continue;
         }
         match kind {
-            Kind::Directory | Kind::LinkedDirectory(_) => match list(&path, follow_links) {
-                Ok(level) => stack.push(level),
-                Err(error) => tasks.push(Task::Fail {
-                    name: name(),
-                    error,
-                }),
-            },
+            Kind::Directory | Kind::LinkedDirectory(_) => {
+                let parent = stack.last().and_then(|level| level.held.as_ref());
+                match list(&path, parent.map(|held| held.as_fd()), follow_links) {
+                    Ok(level) => {
+                        stack.push(level);
+                        if let Some(shallower) = stack.len().checked_sub(LEVELS_HELD + 1) {
+                            stack[shallower].held = None;
+                        }
+                    }
+                    Err(error) => tasks.push(Task::Fail {
+                        name: name(),
+                        error,
+                    }),
+                }
+            }
             Kind::Link | Kind::Broken(_) => {}
             Kind::File => tasks.push(Task::Hash(Input::Path(path))),
             Kind::Other => tasks.push(Task::Skip {
