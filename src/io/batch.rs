@@ -51,7 +51,7 @@ pub(crate) fn hash_inputs(
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
         .collect();
     let mut together = engine.side_by_side(&small_lengths).into_iter();
-    let on = where_to_hash(bytes_known(&opened, &alone));
+    let on = where_to_hash(|| bytes_known(&opened, &alone));
     let shortest_mapped = shortest_mapped_beside(options, on);
     let mut arena = ARENA.with(|arena| arena.take());
     let mut side_by_side = Vec::new();
@@ -124,12 +124,14 @@ pub(crate) enum On {
     ThisThread,
 }
 
-/// [`On::ThisThread`] for a batch of `bytes` (None: not known) at most [`FEW_BYTES`], on a
-/// thread that is not the pool's.
-pub(crate) fn where_to_hash(bytes: Option<u64>) -> On {
-    let outside_the_pool = rayon::current_thread_index().is_none();
-    match bytes {
-        Some(bytes) if bytes <= FEW_BYTES && outside_the_pool => On::ThisThread,
+/// [`On::ThisThread`] on a thread that is not the pool's, for a batch of `bytes` (asked only
+/// there; None: not known) at most [`FEW_BYTES`].
+pub(crate) fn where_to_hash(bytes: impl FnOnce() -> Option<u64>) -> On {
+    if rayon::current_thread_index().is_some() {
+        return On::Pool;
+    }
+    match bytes() {
+        Some(bytes) if bytes <= FEW_BYTES => On::ThisThread,
         _ => On::Pool,
     }
 }
@@ -146,19 +148,21 @@ pub(crate) fn join_on<A: Send, B: Send>(
     }
 }
 
-/// The bytes of a batch's files where every one is a regular file whose size is known (read
-/// whole, or opened with its state); None where one is not (a FIFO, standard input).
+/// The bytes of a batch's files where every one is a regular file (read whole, or open: its
+/// state as opened, else asked now); None where one is not (a FIFO, standard input).
 pub(crate) fn bytes_known(
     opened: &[(usize, Source, Option<Metadata>)],
     alone: &[(usize, Option<Source>)],
 ) -> Option<u64> {
     let opened = opened.iter().map(|(_, source, small)| match source {
         Source::Bytes(bytes) => Some(bytes.len() as u64),
-        Source::File { before, .. } => small
-            .as_ref()
-            .or(before.as_ref())
-            .filter(|state| state.is_file())
-            .map(Metadata::len),
+        Source::File { file, before } => {
+            let state = match small.as_ref().or(before.as_ref()) {
+                Some(state) => state.clone(),
+                None => file.metadata().ok()?,
+            };
+            state.is_file().then_some(state.len())
+        }
     });
     // What is alone before the lanes choose is what is not a path.
     opened.chain(alone.iter().map(|_| None)).sum()

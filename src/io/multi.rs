@@ -160,7 +160,7 @@ pub(crate) fn hash_inputs(
         opened,
         mut alone,
     } = open_batch(inputs, &mut ahead, several, true);
-    let on = where_to_hash(bytes_known(&opened, &alone));
+    let on = where_to_hash(|| bytes_known(&opened, &alone));
     // Small files read whole: their place and their bytes.
     let mut loaded: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut held = 0;
