@@ -652,21 +652,35 @@ fn a_directory_is_read_for_its_error() {
     let Some(strace) = common::strace_injecting_faults() else {
         return;
     };
-    let injected = program(strace, dir)
-        .args(["-f", "-o", "/dev/null", "-P", ".", "-e", "/read,splice"])
-        .args(["-e", "fault=all:error=EIO", "cksum", "-a", "md5", "."])
-        .env(
-            "PATH",
-            common::drop_in_dir(Path::new(common::FASTHASH), "cksum"),
-        )
-        .env("LC_ALL", "C")
-        .output();
+    let injected = cksum_with_eio_on(&strace, dir, &["-f"], ".", &["-a", "md5", "."]);
     let stderr = text(&injected.stderr);
     assert!(
         stderr.ends_with("cksum: .: Input/output error\n"),
         "{stderr}"
     );
     assert_eq!(injected.status.code(), Some(1));
+}
+
+/// fasthash as `cksum` with `args`, in `dir`, under strace (with `tracing`, such as `-f`):
+/// every read of `path` fails with EIO, as coreutils' tests inject it.
+fn cksum_with_eio_on(
+    strace: &Path,
+    dir: &Path,
+    tracing: &[&str],
+    path: &str,
+    args: &[&str],
+) -> std::process::Output {
+    program(strace, dir)
+        .args(tracing)
+        .args(["-o", "/dev/null", "-P", path, "-e", "/read,splice"])
+        .args(["-e", "fault=all:error=EIO", "cksum"])
+        .args(args)
+        .env(
+            "PATH",
+            common::drop_in_dir(Path::new(common::FASTHASH), "cksum"),
+        )
+        .env("LC_ALL", "C")
+        .output()
 }
 
 /// A read error injected the way coreutils' tests/cksum/cksum-c.sh injects it: by strace
@@ -687,15 +701,7 @@ fn a_read_error_on_the_process_own_thread_fails_the_line() {
         let listed = dropin("cksum", dir, ["-a", "md5", "eio", "ok"]);
         assert_eq!(listed.status.code(), Some(0));
         std::fs::write(dir.join("check.md5"), &listed.stdout).unwrap();
-        let injected = program(&strace, dir)
-            .args(["-o", "/dev/null", "-P", "eio", "-e", "/read,splice"])
-            .args(["-e", "fault=all:error=EIO", "cksum", "--check", "check.md5"])
-            .env(
-                "PATH",
-                common::drop_in_dir(Path::new(common::FASTHASH), "cksum"),
-            )
-            .env("LC_ALL", "C")
-            .output();
+        let injected = cksum_with_eio_on(&strace, dir, &[], "eio", &["--check", "check.md5"]);
         assert_eq!(
             text(&injected.stdout),
             "eio: FAILED open or read\nok: OK\n",

@@ -27,9 +27,14 @@ fn at_the_bottom(dir: &Path, top: &str, script: &str) {
         "mkdir {top} && cd -P {top} && for _ in $(seq {DEPTH}); do mkdir {LEVEL} && cd -P {LEVEL} \
          || exit 1; done && {script}"
     );
-    let made = Command::new("sh")
+    build_deep_tree(dir, "sh", &descend);
+}
+
+/// Runs `script` with `interpreter -c` in `dir`, which builds a deep tree there.
+fn build_deep_tree(dir: &Path, interpreter: &str, script: &str) {
+    let made = Command::new(interpreter)
         .current_dir(dir)
-        .args(["-c", &descend])
+        .args(["-c", script])
         .status()
         .unwrap();
     assert!(made.success(), "could not build the deep tree");
@@ -166,12 +171,7 @@ fn a_deep_tree_is_walked_one_openat_a_level() {
              if i % 1000 == 0: os.close(os.open(f'f{{i}}', os.O_WRONLY | os.O_CREAT, dir_fd=fd))\n\
          os.close(os.open('leaf', os.O_WRONLY | os.O_CREAT, dir_fd=fd))\n"
     );
-    let made = Command::new("python3")
-        .current_dir(d)
-        .args(["-c", &descend])
-        .status()
-        .unwrap();
-    assert!(made.success(), "could not build the deep tree");
+    build_deep_tree(d, "python3", &descend);
     let counted = common::program(strace, d)
         .args(["-f", "-c", "-o", "counts", "-e", "trace=openat"])
         .arg(common::FASTHASH)

@@ -96,7 +96,7 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
             variants,
             ..options.bench_settings
         };
-        return xxhsum_bench::run(exe_name, &bench, &options.files, say);
+        return xxhsum_bench::run(exe_name, &bench, &options.files, |bytes: &[u8]| say(bytes));
     }
     let mut out = StdioBuffer(io::BufWriter::new(io::stdout()));
     let ok = if options.check {
@@ -322,13 +322,13 @@ fn number_too_large() -> u8 {
 
 /// Writes to standard error, as xxhsum does: a failed write is ignored (xxhsum's exit status
 /// does not depend on it), never a panic.
-fn say(text: &str) {
+fn say(text: impl AsRef<[u8]>) {
     use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    let _ = std::io::stderr().lock().write_all(text.as_ref());
 }
 
 fn version(exe_name: &str) -> u8 {
-    say(&format!(
+    say(format!(
         "{exe_name} 0.8.3 (fasthash {}), xxHash's XXH32, XXH64, XXH3 and XXH128\n",
         env!("CARGO_PKG_VERSION")
     ));

@@ -4,9 +4,11 @@
 //! secret) run on the engines fasthash hashes with; the seeded and secret ones, which no
 //! checksum uses, on the xxhash-rust crate. xxHash's own `make check` runs it.
 
+use crate::format::messages::xxhsum_cannot_open;
 use crate::kernels::{Algorithm, Hasher};
 use std::ffi::OsString;
 use std::hint::black_box;
+use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
 
 /// What the command line asked of the benchmark.
@@ -179,25 +181,22 @@ pub(crate) fn run(
     exe_name: &str,
     options: &BenchOptions,
     files: &[OsString],
-    say: impl Fn(&str),
+    say: impl Fn(&[u8]),
 ) -> u8 {
     if !options.quiet {
-        say(&crate::format::bench::xxhsum_bench_header(exe_name));
+        say(crate::format::bench::xxhsum_bench_header(exe_name).as_bytes());
     }
     let variants = chosen(&options.variants);
     if files.is_empty() {
-        say(&crate::format::bench::xxhsum_sample_line(
-            options.sample_size,
-        ));
+        say(crate::format::bench::xxhsum_sample_line(options.sample_size).as_bytes());
     }
     let generated = files.is_empty().then(|| generated(options.sample_size));
     let files = files.iter().map(|file| {
         std::fs::read(file).map_err(|error| {
-            let reason = crate::error::os_error_text(&error);
-            format!(
-                "Error: Could not open '{}': {reason}.\n",
-                file.to_string_lossy()
-            )
+            let reason = format!("{}.", crate::error::os_error_text(&error));
+            let mut message = xxhsum_cannot_open(file.as_bytes(), &reason);
+            message.push(b'\n');
+            message
         })
     });
     for sample in generated.into_iter().map(Ok).chain(files) {
@@ -219,12 +218,8 @@ pub(crate) fn run(
                 false => &sample[..],
             };
             let rate = hashes_per_second(way, data, options.rounds);
-            say(&crate::format::bench::xxhsum_bench_line(
-                number,
-                &name,
-                sample.len(),
-                rate,
-            ));
+            let line = crate::format::bench::xxhsum_bench_line(number, &name, sample.len(), rate);
+            say(line.as_bytes());
         }
     }
     0

@@ -157,11 +157,11 @@ pub(crate) fn bytes_known(
     let opened = opened.iter().map(|(_, source, small)| match source {
         Source::Bytes(bytes) => Some(bytes.len() as u64),
         Source::File { file, before } => {
-            let state = match small.as_ref().or(before.as_ref()) {
-                Some(state) => state.clone(),
-                None => file.metadata().ok()?,
-            };
-            state.is_file().then_some(state.len())
+            let size = |state: &Metadata| state.is_file().then_some(state.len());
+            match small.as_ref().or(before.as_ref()) {
+                Some(state) => size(state),
+                None => size(&file.metadata().ok()?),
+            }
         }
     });
     // What is alone before the lanes choose is what is not a path.

@@ -161,7 +161,7 @@ fn load(path: &Path) -> Result<Files, Ignored> {
         Ok(metadata) if !metadata.is_file() => {
             return Err(left(IgnoredReason::Said(format!(
                 "it is not a regular file but {}; it is left as it is",
-                kind_of(&metadata)
+                super::file_kind(&metadata)
             ))))
         }
         Ok(metadata) => {
@@ -211,20 +211,6 @@ fn standard_stream(metadata: &Metadata) -> Option<&'static str> {
             found && (status.st_dev, status.st_ino) == (metadata.dev(), metadata.ino())
         })
         .map(|(_, stream)| stream)
-}
-
-/// What a file that is not a regular one is, in a few words.
-fn kind_of(metadata: &Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = metadata.file_type();
-    match () {
-        _ if kind.is_dir() => "a directory",
-        _ if kind.is_char_device() => "a character device",
-        _ if kind.is_block_device() => "a block device",
-        _ if kind.is_fifo() => "a FIFO",
-        _ if kind.is_socket() => "a socket",
-        _ => "another kind of file",
-    }
 }
 
 /// The path a cache at `path` is written to: `path`, or where its chain of symbolic links
@@ -339,7 +325,7 @@ impl Cache {
             if !metadata.is_file() {
                 return Err(io::Error::other(format!(
                     "it is now {}, left as it is",
-                    kind_of(&metadata)
+                    super::file_kind(&metadata)
                 )));
             }
         }

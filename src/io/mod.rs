@@ -73,6 +73,21 @@ impl Input {
     }
 }
 
+/// What a file that is not a regular one is, in a few words ("a FIFO"), for the messages
+/// that refuse it.
+pub(crate) fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = metadata.file_type();
+    match () {
+        _ if kind.is_dir() => "a directory",
+        _ if kind.is_char_device() => "a character device",
+        _ if kind.is_block_device() => "a block device",
+        _ if kind.is_fifo() => "a FIFO",
+        _ if kind.is_socket() => "a socket",
+        _ => "another kind of file",
+    }
+}
+
 static STDOUT_CLOSED_AT_START: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 

@@ -306,21 +306,15 @@ fn verify(
 /// cut), so anything else is refused before a field is: a directory as reading one fails
 /// (`Is a directory`), and what has no size of its own (a FIFO, a device) with its kind.
 fn regular_file_size(path: &Path) -> io::Result<u64> {
-    use std::os::unix::fs::FileTypeExt;
     let metadata = long_paths::metadata(path)?;
-    let kind = metadata.file_type();
-    let what = match () {
-        _ if kind.is_file() => return Ok(metadata.len()),
-        _ if kind.is_dir() => return Err(io::Error::from_raw_os_error(libc::EISDIR)),
-        _ if kind.is_fifo() => "a FIFO",
-        _ if kind.is_char_device() => "a character device",
-        _ if kind.is_block_device() => "a block device",
-        _ if kind.is_socket() => "a socket",
-        _ => "not a regular file",
-    };
-    Err(io::Error::other(format!(
-        "it is {what}, with no size to compare with S3's object"
-    )))
+    match () {
+        _ if metadata.is_file() => Ok(metadata.len()),
+        _ if metadata.is_dir() => Err(io::Error::from_raw_os_error(libc::EISDIR)),
+        _ => Err(io::Error::other(format!(
+            "it is {}, with no size to compare with S3's object",
+            crate::io::file_kind(&metadata)
+        ))),
+    }
 }
 
 /// [`verify`] for a file of a tree: the verdict, or why the file could not be read.
