@@ -9,10 +9,15 @@ use fasthash::format::messages::try_help;
 use fasthash::report::Reporter;
 use std::process::ExitCode;
 
+/// The system's allocator; running out of memory ends the run with coreutils' message.
+#[global_allocator]
+static ALLOCATOR: fasthash::io::memory::ExitWhenExhausted = fasthash::io::memory::ExitWhenExhausted;
+
 fn main() -> ExitCode {
     fasthash::io::exit_cleanly_on_interrupt();
     let args: Vec<_> = std::env::args_os().collect();
     let invocation = Invocation::from_argv0(args.first());
+    fasthash::io::memory::name_the_program(&invocation.program);
     fasthash::name_warnings(&invocation.program);
     if let Grammar::Xxhsum { .. } = invocation.personality.grammar {
         return ExitCode::from(fasthash::dropin::xxhsum::run(&invocation, &args));

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{text, Run, FASTHASH};
+use common::{least_address_space, text, Run, FASTHASH};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -201,31 +201,6 @@ fn a_manifest_that_cannot_be_read_is_a_read_error() {
     );
 }
 
-/// The least address space (`ulimit -v`, KiB) under which `cksum --version` runs, as
-/// coreutils' tests/misc/write-errors.sh measures it before running each program with 12,000
-/// KiB more.
-fn least_address_space(dir: &Path) -> u64 {
-    let runs_under = |kib: u64| {
-        called(dir, "cksum")
-            .arg("--version")
-            .shell(&format!("ulimit -v {kib};"), "")
-            .output()
-            .status
-            .success()
-    };
-    let (mut low, mut high) = (1_000, 1_000_000);
-    assert!(runs_under(high), "cksum --version fails even with 1 GB");
-    while high - low > 100 {
-        let middle = (low + high) / 2;
-        if runs_under(middle) {
-            high = middle;
-        } else {
-            low = middle;
-        }
-    }
-    high
-}
-
 /// Under the address-space limit coreutils' write-errors.sh sets, a check of many lines ends
 /// with the write error, and a walk with many threads hashes every file: the readers and
 /// hashing threads started are only those that fit (a thread that cannot be started, or
@@ -233,7 +208,10 @@ fn least_address_space(dir: &Path) -> u64 {
 #[test]
 fn a_limited_address_space_still_checks_and_hashes() {
     let (dir, lines) = setup();
-    let limit = format!("ulimit -v {};", least_address_space(dir.path()) + 12_000);
+    let limit = format!(
+        "ulimit -v {};",
+        least_address_space(|| called(dir.path(), "cksum").arg("--version")) + 12_000
+    );
     let (_, line) = lines.iter().find(|(name, _)| *name == "cksum").unwrap();
     let full = std::fs::OpenOptions::new()
         .write(true)
@@ -284,7 +262,10 @@ fn a_line_longer_than_any_checksum_line_is_improperly_formatted_in_bounded_memor
     manifest.extend_from_slice(line.as_bytes());
     std::fs::write(dir.path().join("long.sums"), &manifest).unwrap();
     drop(manifest);
-    let limit = format!("ulimit -v {};", least_address_space(dir.path()) + 64_000);
+    let limit = format!(
+        "ulimit -v {};",
+        least_address_space(|| called(dir.path(), "cksum").arg("--version")) + 64_000
+    );
     let checked = called(dir.path(), "sha256sum")
         .args(["-c", "-w", "--strict", "long.sums"])
         .shell(&limit, "")

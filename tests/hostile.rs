@@ -449,6 +449,56 @@ fn hostile_manifests_get_coreutils_answers() {
     }
 }
 
+/// Running out of memory ends the run as coreutils' `xalloc_die` ends it, never by a signal:
+/// `fasthash: memory exhausted`, status 1, and only whole lines of right sums before it. Under
+/// each limit from what `--version` needs to 8 MB above it, a walk of 3,000 files either hashes
+/// every one or stops so; Rust's own handler aborted (SIGABRT) at the lower ones.
+#[test]
+fn running_out_of_memory_ends_the_run_with_coreutils_message() {
+    if common::emulated() {
+        eprintln!(
+            "skipped: ulimit -v near the least a run needs, under an emulator that needs more"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Long names, all in one directory: the walk holds the sorted listing, which makes the
+    // limits where memory runs out many, not one.
+    for index in 0..3000 {
+        let name = format!("{index:04}{}", "n".repeat(200));
+        fs::write(dir.path().join(name), index.to_string()).unwrap();
+    }
+    let walk = ["-r", "-a", "md5", "."];
+    let unlimited = fasthash(dir.path()).args(walk).output();
+    assert_exit(&unlimited, 0, "without a limit");
+    let least = common::least_address_space(|| fasthash(dir.path()).arg("--version"));
+    let mut exhausted = 0;
+    for above in (0..=8_000).step_by(500) {
+        let limit = format!("ulimit -v {};", least + above);
+        let limited = fasthash(dir.path()).shell(&limit, "").args(walk).output();
+        let what = format!("under {limit}");
+        assert_eq!(limited.status.signal(), None, "{what}: killed by a signal");
+        if limited.status.success() {
+            assert_eq!(limited.stdout, unlimited.stdout, "{what}");
+            assert_eq!(text(&limited.stderr), "", "{what}");
+        } else {
+            assert_exit(&limited, 1, &what);
+            assert_eq!(
+                text(&limited.stderr),
+                "fasthash: memory exhausted\n",
+                "{what}"
+            );
+            assert!(limited.stdout.ends_with(b"\n") || limited.stdout.is_empty());
+            assert!(unlimited.stdout.starts_with(&limited.stdout), "{what}");
+            exhausted += 1;
+        }
+    }
+    assert!(
+        exhausted > 0,
+        "no limit from {least} KiB up ran out of memory"
+    );
+}
+
 /// A name of 50 MB in `--files-from` is reported as too long, in memory proportional to it:
 /// quoting it for the message once took 24 bytes a byte of the name, and aborted under a
 /// gigabyte of address space.

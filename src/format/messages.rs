@@ -343,6 +343,9 @@ fn cache_ignored(path: &Path, ignored: &Ignored) -> Vec<u8> {
     .into_bytes()
 }
 
+/// What ends a run that ran out of memory, after `PROGRAM: ` (coreutils' `xalloc_die`).
+pub const MEMORY_EXHAUSTED: &str = "memory exhausted";
+
 /// The line after a usage error, without the program's prefix: how to learn the right usage.
 pub fn try_help(program: &str) -> String {
     format!("Try '{program} --help' for more information.\n")

@@ -232,6 +232,7 @@ fn list(path: &Path, parent: Option<BorrowedFd>, follow_links: bool) -> io::Resu
     let stream = unsafe { libc::fdopendir(fd) };
     if stream.is_null() {
         let error = io::Error::last_os_error();
+        super::memory::exit_if_exhausted(&error);
         // SAFETY: fdopendir failed, so `fd` is still ours to close.
         unsafe { libc::close(fd) };
         return Err(error);

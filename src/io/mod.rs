@@ -33,6 +33,7 @@ pub(crate) mod large;
 pub mod lines;
 pub mod long_paths;
 pub mod mapped;
+pub mod memory;
 pub mod multi;
 pub(crate) mod open;
 pub mod parallel;

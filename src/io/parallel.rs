@@ -418,16 +418,18 @@ pub(crate) fn threads_are_scarce() -> bool {
     OWN_POOL.get().is_some()
 }
 
-/// Where the address space is limited, has every thread allocate from the same two heaps:
-/// glibc gives threads heaps of their own, up to eight a core, each reserving 64 MiB of
-/// address space, and under `ulimit -v 1000000` with `-j 64` those reservations left an
-/// allocation of 128 KiB unmet (an abort). Threads then share heaps under a lock, which in a
-/// run that hashes costs nothing measurable: its allocations are few and large.
+/// Where the address space is limited, has every thread allocate from one heap: glibc gives
+/// threads heaps of their own, up to eight a core, each reserving 64 MiB of address space.
+/// Under `ulimit -v 1000000` with `-j 64` those reservations left an allocation of 128 KiB
+/// unmet; under `ulimit -v 22000` a thread whose heap could not be reserved mapped a page of
+/// its own for every allocation, and 20,000 files of 4 KiB ran out of memory before the first
+/// line, where one heap hashes them all. Threads then share it under a lock, which in a run
+/// that hashes costs nothing measurable: its allocations are few and large.
 fn share_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a parameter of the allocator; called before the run's threads.
     unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 

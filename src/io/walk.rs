@@ -509,6 +509,11 @@ fn task_of(
         }
         Err(error) => error,
     };
+    if let Some(io_error) = error.io_error() {
+        // `opendir` found no memory for its buffer: the run is out of memory, and the
+        // directory no less readable.
+        super::memory::exit_if_exhausted(io_error);
+    }
     let path = error.path().map(Path::to_path_buf);
     if let Some(path) = &path {
         if error.io_error().is_some_and(long_paths::is_too_long) {

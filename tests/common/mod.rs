@@ -8,7 +8,8 @@ mod vectors;
 
 pub use random::{random_bytes, SplitMix64};
 pub use run::{
-    drop_in_dir, faketime, fasthash, peer, program, strace_injecting_faults, Run, FASTHASH,
+    drop_in_dir, faketime, fasthash, least_address_space, peer, program, strace_injecting_faults,
+    Run, FASTHASH,
 };
 pub use vectors::*;
 

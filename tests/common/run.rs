@@ -35,6 +35,30 @@ pub struct Run {
     stderr: Option<Stdio>,
 }
 
+/// The least address space (`ulimit -v`, KiB) under which `run` succeeds, as coreutils'
+/// tests/misc/write-errors.sh measures it (with `--version`) before running each program with
+/// 12,000 KiB more.
+pub fn least_address_space(run: impl Fn() -> Run) -> u64 {
+    let runs_under = |kib: u64| {
+        run()
+            .shell(&format!("ulimit -v {kib};"), "")
+            .output()
+            .status
+            .success()
+    };
+    let (mut low, mut high) = (1_000, 1_000_000);
+    assert!(runs_under(high), "fails even with 1 GB of address space");
+    while high - low > 100 {
+        let middle = (low + high) / 2;
+        if runs_under(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    high
+}
+
 /// fasthash, run in `dir`.
 pub fn fasthash(dir: &Path) -> Run {
     program(FASTHASH, dir)
