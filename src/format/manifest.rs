@@ -37,7 +37,8 @@ pub struct ParseOptions {
     pub any_length: bool,
     /// Digests in base64 as well as hex: fasthash's and cksum's. md5sum, sha*sum and b2sum read
     /// hex only (coreutils' `valid_digits` and the length count before it, in `src/cksum.c`,
-    /// read base64 only `#if HASH_ALGO_CKSUM`).
+    /// read base64 only `#if HASH_ALGO_CKSUM`); without `extensions`, it makes these cksum's
+    /// rules, tags and lengths included (`LineParser::is_cksum`).
     pub base64: bool,
     /// Each manifest of a run picks its own layout (see [`LineParser::next_manifest`]):
     /// fasthash's choice. Under the coreutils names the first choice holds for the whole run.
@@ -405,9 +406,8 @@ impl LineParser {
     /// `BLAKE2b`, and cksum's with `-a` of an algorithm that is not a family (coreutils'
     /// `DIGEST_TYPE_STRING`). None where cksum reads any of its tags.
     fn own_tag(&self) -> Option<&'static str> {
-        let cksum = self.options.base64;
         match self.options.algorithm {
-            Some(algorithm) if !(cksum && self.options.any_length) => {
+            Some(algorithm) if !(self.is_cksum() && self.options.any_length) => {
                 Some(algorithm.info().bsd_tag)
             }
             _ => None,
@@ -416,10 +416,15 @@ impl LineParser {
 
     /// Whether the program reads digests of several lengths (b2sum, and cksum whatever its
     /// algorithm): coreutils builds them with a shortest line of three bytes, and with a
-    /// length after a tag (`BLAKE2b-256`). Of the coreutils programs only cksum reads base64
-    /// (`HASH_ALGO_CKSUM`), and only b2sum reads any length without it.
+    /// length after a tag (`BLAKE2b-256`).
     fn reads_variable_lengths(&self) -> bool {
-        !self.options.extensions && (self.options.base64 || self.options.any_length)
+        self.is_cksum() || !self.options.extensions && self.options.any_length
+    }
+
+    /// Whether these are cksum's rules: of the coreutils programs only cksum reads base64, as
+    /// one `#if HASH_ALGO_CKSUM` in coreutils' `src/cksum.c` decides both that and its tags.
+    fn is_cksum(&self) -> bool {
+        !self.options.extensions && self.options.base64
     }
 
     fn parse_tagged(
