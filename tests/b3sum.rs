@@ -197,7 +197,8 @@ fn a_checked_line_naming_a_dash_reads_standard_input() {
 
 /// `b3sum -c --seek N`: each listed file's 32 output bytes from byte N are what its line is
 /// compared with (the blake3 crate's output reader gives the expected ones), not a hash of the
-/// manifest itself as extended output would print.
+/// manifest itself as extended output would print. The third file, of 9 MiB, is mapped and
+/// hashed window by window or split over the cores.
 #[test]
 fn check_with_seek_compares_the_output_from_that_byte() {
     let dir = tempfile::tempdir().unwrap();
@@ -211,28 +212,34 @@ fn check_with_seek_compares_the_output_from_that_byte() {
     let plain = |data: &[u8]| blake3::hash(data).to_hex().to_string();
     std::fs::write(dir.path().join("a"), b"hi\n").unwrap();
     std::fs::write(dir.path().join("b"), b"other").unwrap();
+    let big = common::random_bytes(9 << 20, 58);
+    std::fs::write(dir.path().join("big"), &big).unwrap();
     let line = |hex: String, name: &str| format!("{hex}  {name}\n");
     std::fs::write(
         dir.path().join("AT_ONE"),
-        line(at_one(b"hi\n"), "a") + &line(at_one(b"other"), "b"),
+        line(at_one(b"hi\n"), "a") + &line(at_one(b"other"), "b") + &line(at_one(&big), "big"),
     )
     .unwrap();
     std::fs::write(
         dir.path().join("PLAIN"),
-        line(plain(b"hi\n"), "a") + &line(plain(b"other"), "b"),
+        line(plain(b"hi\n"), "a") + &line(plain(b"other"), "b") + &line(plain(&big), "big"),
     )
     .unwrap();
-    let mismatched = "b3sum: WARNING: 2 computed checksums did NOT match\n";
-    let cases: [(&[&str], &str, &str, i32); 5] = [
-        (&["-c", "--seek", "1", "AT_ONE"], "a: OK\nb: OK\n", "", 0),
-        (&["--seek", "1", "--check", "--quiet", "AT_ONE"], "", "", 0),
-        (&["-c", "AT_ONE"], "a: FAILED\nb: FAILED\n", mismatched, 1),
+    let mismatched = "b3sum: WARNING: 3 computed checksums did NOT match\n";
+    let failed = "a: FAILED\nb: FAILED\nbig: FAILED\n";
+    let all_ok = "a: OK\nb: OK\nbig: OK\n";
+    let cases: [(&[&str], &str, &str, i32); 6] = [
+        (&["-c", "--seek", "1", "AT_ONE"], all_ok, "", 0),
+        // One thread: the mapped file is fed window by window, not split.
         (
-            &["-c", "--seek", "1", "PLAIN"],
-            "a: FAILED\nb: FAILED\n",
-            mismatched,
-            1,
+            &["--num-threads", "1", "-c", "--seek", "1", "AT_ONE"],
+            all_ok,
+            "",
+            0,
         ),
+        (&["--seek", "1", "--check", "--quiet", "AT_ONE"], "", "", 0),
+        (&["-c", "AT_ONE"], failed, mismatched, 1),
+        (&["-c", "--seek", "1", "PLAIN"], failed, mismatched, 1),
         (
             &["-c", "--seek", "1", "a"],
             "",

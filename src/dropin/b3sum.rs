@@ -235,11 +235,7 @@ impl crate::io::read::Hashing for OutputAt {
         mapping: &crate::io::mapped::Mapping,
         options: &crate::io::read::ReadOptions,
     ) -> Digest {
-        let mut hasher = blake3::Hasher::new();
-        match options.split_files {
-            true => hasher.update_rayon(mapping.bytes()),
-            false => hasher.update(mapping.bytes()),
-        };
+        let hasher = crate::io::large::blake3_hasher_of(mapping, options.split_files);
         self.bytes_of(&hasher)
     }
 

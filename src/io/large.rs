@@ -248,6 +248,25 @@ pub(crate) fn combine_crcs(
 /// 2 cores, medians of 15 alternated: 278.4 ms released in between, 238.8 released alongside,
 /// b3sum 241.7; cold, medians of 11: 625.3, 623.0 and 740.5 ms.
 fn blake3_in_parallel(mapping: &Mapping) -> Digest {
+    Digest::from_slice(blake3_tree(mapping).finalize().as_bytes())
+}
+
+/// A BLAKE3 hasher fed a whole mapped file, for what needs more than its digest (`b3sum --check
+/// --seek`'s output from a byte on): split over the cores as [`hash_mapping`] splits BLAKE3
+/// where `split` allows, else fed window by window as any other algorithm is.
+pub(crate) fn blake3_hasher_of(mapping: &Mapping, split: bool) -> blake3::Hasher {
+    if split {
+        return blake3_tree(mapping);
+    }
+    let mut hasher = blake3::Hasher::new();
+    feed_mapping(mapping, |window| {
+        hasher.update(window);
+    });
+    hasher
+}
+
+/// [`blake3_in_parallel`]'s hashing, the hasher handed back unfinished.
+fn blake3_tree(mapping: &Mapping) -> blake3::Hasher {
     const GROUP: usize = 16 * WINDOW;
     let bytes = mapping.bytes();
     let mut hasher = blake3::Hasher::new();
@@ -271,5 +290,5 @@ fn blake3_in_parallel(mapping: &Mapping) -> Digest {
     if let Some(last) = hashed {
         mapping.release(last);
     }
-    Digest::from_slice(hasher.finalize().as_bytes())
+    hasher
 }
