@@ -15,9 +15,15 @@ static ALLOCATOR: fasthash::io::memory::ExitWhenExhausted = fasthash::io::memory
 
 fn main() -> ExitCode {
     fasthash::io::exit_cleanly_on_interrupt();
-    let args: Vec<_> = std::env::args_os().collect();
-    let invocation = Invocation::from_argv0(args.first());
+    fasthash::io::parallel::on_a_deep_enough_stack(run_program)
+}
+
+fn run_program() -> ExitCode {
+    // The name first, from `argv[0]` alone: running out of memory while the arguments are
+    // collected says so under it.
+    let invocation = Invocation::from_argv0(std::env::args_os().next().as_ref());
     fasthash::io::memory::name_the_program(&invocation.program);
+    let args: Vec<_> = std::env::args_os().collect();
     fasthash::name_warnings(&invocation.program);
     if let Grammar::Xxhsum { .. } = invocation.personality.grammar {
         return ExitCode::from(fasthash::dropin::xxhsum::run(&invocation, &args));

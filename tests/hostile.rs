@@ -450,9 +450,10 @@ fn hostile_manifests_get_coreutils_answers() {
 }
 
 /// Running out of memory ends the run as coreutils' `xalloc_die` ends it, never by a signal:
-/// `fasthash: memory exhausted`, status 1, and only whole lines of right sums before it. Under
-/// each limit from what `--version` needs to 8 MB above it, a walk of 3,000 files either hashes
-/// every one or stops so; Rust's own handler aborted (SIGABRT) at the lower ones.
+/// `PROGRAM: memory exhausted`, status 1, and only whole lines of right sums before it. Under
+/// each limit from what `--version` needs with the same arguments to 8 MB above it, a walk of
+/// 3,000 files, and `md5sum` given the 3,000 names (the message under its name), either hash
+/// every file or stop so. Rust's own handler aborted (SIGABRT) at the lower limits.
 #[test]
 fn running_out_of_memory_ends_the_run_with_coreutils_message() {
     if common::emulated() {
@@ -464,30 +465,43 @@ fn running_out_of_memory_ends_the_run_with_coreutils_message() {
     let dir = tempfile::tempdir().unwrap();
     // Long names, all in one directory: the walk holds the sorted listing, which makes the
     // limits where memory runs out many, not one.
-    for index in 0..3000 {
-        let name = format!("{index:04}{}", "n".repeat(200));
+    let names: Vec<String> = (0..3000)
+        .map(|index| format!("{index:04}{}", "n".repeat(200)))
+        .collect();
+    for (index, name) in names.iter().enumerate() {
         fs::write(dir.path().join(name), index.to_string()).unwrap();
     }
-    let walk = ["-r", "-a", "md5", "."];
-    let unlimited = fasthash(dir.path()).args(walk).output();
+    let walk = || fasthash(dir.path()).args(["-r", "-a", "md5", "."]);
+    assert_memory_runs_out_as_coreutils_says(walk, "fasthash", |run| run.arg("--version"));
+    let md5sum = common::drop_in_dir(Path::new(common::FASTHASH), "md5sum").join("md5sum");
+    let named = || program(&md5sum, dir.path()).args(&names);
+    let least_with = |run: common::Run| run.arg("--version");
+    assert_memory_runs_out_as_coreutils_says(named, &md5sum.to_string_lossy(), least_with);
+}
+
+/// [`running_out_of_memory_ends_the_run_with_coreutils_message`] for one command: `run` under
+/// each limit from the least under which `version(run())` succeeds to 8 MB above it.
+fn assert_memory_runs_out_as_coreutils_says(
+    run: impl Fn() -> common::Run,
+    program: &str,
+    version: impl Fn(common::Run) -> common::Run,
+) {
+    let unlimited = run().output();
     assert_exit(&unlimited, 0, "without a limit");
-    let least = common::least_address_space(|| fasthash(dir.path()).arg("--version"));
+    let least = common::least_address_space(|| version(run()));
     let mut exhausted = 0;
     for above in (0..=8_000).step_by(500) {
         let limit = format!("ulimit -v {};", least + above);
-        let limited = fasthash(dir.path()).shell(&limit, "").args(walk).output();
-        let what = format!("under {limit}");
+        let limited = run().shell(&limit, "").output();
+        let what = format!("{program} under {limit}");
         assert_eq!(limited.status.signal(), None, "{what}: killed by a signal");
         if limited.status.success() {
             assert_eq!(limited.stdout, unlimited.stdout, "{what}");
             assert_eq!(text(&limited.stderr), "", "{what}");
         } else {
             assert_exit(&limited, 1, &what);
-            assert_eq!(
-                text(&limited.stderr),
-                "fasthash: memory exhausted\n",
-                "{what}"
-            );
+            let message = format!("{program}: memory exhausted\n");
+            assert_eq!(text(&limited.stderr), message, "{what}");
             assert!(limited.stdout.ends_with(b"\n") || limited.stdout.is_empty());
             assert!(unlimited.stdout.starts_with(&limited.stdout), "{what}");
             exhausted += 1;
@@ -495,8 +509,39 @@ fn running_out_of_memory_ends_the_run_with_coreutils_message() {
     }
     assert!(
         exhausted > 0,
-        "no limit from {least} KiB up ran out of memory"
+        "{program}: no limit from {least} KiB up ran out of memory"
     );
+}
+
+/// Under `ulimit -s 32` (coreutils runs in 12 KiB), fasthash runs on a thread of its own with
+/// the stack it needs: the main thread's 32 KiB overflowed in parsing and aborted every time.
+#[test]
+fn a_small_stack_limit_still_hashes_and_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("t")).unwrap();
+    for index in 0..50 {
+        fs::write(dir.path().join(format!("t/f{index:02}")), index.to_string()).unwrap();
+    }
+    let walk = ["-r", "-a", "sha256", "t"];
+    let unlimited = fasthash(dir.path()).args(walk).output();
+    assert_exit(&unlimited, 0, "without a limit");
+    fs::write(dir.path().join("SUMS"), &unlimited.stdout).unwrap();
+    for round in 0..5 {
+        let limited = |args: &[&str]| {
+            fasthash(dir.path())
+                .shell("ulimit -s 32;", "")
+                .args(args)
+                .output()
+        };
+        let what = format!("round {round} under ulimit -s 32");
+        let hashed = limited(&walk);
+        assert_exit(&hashed, 0, &what);
+        assert_eq!(text(&hashed.stdout), text(&unlimited.stdout), "{what}");
+        let checked = limited(&["-c", "--quiet", "SUMS"]);
+        assert_exit(&checked, 0, &what);
+        let version = limited(&["--version"]);
+        assert_exit(&version, 0, &what);
+    }
 }
 
 /// A name of 50 MB in `--files-from` is reported as too long, in memory proportional to it:

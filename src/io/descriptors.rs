@@ -259,6 +259,8 @@ pub(crate) enum Resource {
     AddressSpace,
     /// `RLIMIT_NPROC` (`ulimit -u`): processes and threads of this user.
     Processes,
+    /// `RLIMIT_STACK` (`ulimit -s`): bytes of the main thread's stack.
+    Stack,
 }
 
 /// The soft and hard limits on `resource`; None when the process cannot tell. Every limit
@@ -268,6 +270,7 @@ pub(crate) fn resource_limit(resource: Resource) -> Option<libc::rlimit> {
         Resource::Descriptors => libc::RLIMIT_NOFILE,
         Resource::AddressSpace => libc::RLIMIT_AS,
         Resource::Processes => libc::RLIMIT_NPROC,
+        Resource::Stack => libc::RLIMIT_STACK,
     };
     let mut limit = libc::rlimit {
         rlim_cur: 0,

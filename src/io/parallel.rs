@@ -397,8 +397,8 @@ impl<I, T, D: FnMut(usize, I, T) -> ControlFlow<()>> Reorder<I, T, D> {
 pub fn configure_threads(threads: usize) {
     // Read once (it reads /proc/self/status where the address space is limited).
     let address_space = address_space_left();
-    if address_space.is_some() {
-        share_malloc_arenas();
+    if let Some(left) = address_space {
+        share_malloc_arenas(left);
     }
     let threads = hashing_threads_that_fit(useful_threads(threads), address_space);
     let refused = address_space.is_some() || processes_may_be_refused(threads);
@@ -418,20 +418,61 @@ pub(crate) fn threads_are_scarce() -> bool {
     OWN_POOL.get().is_some()
 }
 
-/// Where the address space is limited, has every thread allocate from one heap: glibc gives
-/// threads heaps of their own, up to eight a core, each reserving 64 MiB of address space.
-/// Under `ulimit -v 1000000` with `-j 64` those reservations left an allocation of 128 KiB
-/// unmet; under `ulimit -v 22000` a thread whose heap could not be reserved mapped a page of
-/// its own for every allocation, and 20,000 files of 4 KiB ran out of memory before the first
-/// line, where one heap hashes them all. Threads then share it under a lock, which in a run
-/// that hashes costs nothing measurable: its allocations are few and large.
-fn share_malloc_arenas() {
+/// Where the address space is limited (`left` bytes of it), has every thread allocate from the
+/// same two heaps, or from one where a second would not fit. glibc gives threads heaps of
+/// their own, up to eight a core, each reserving 64 MiB of address space (128 MiB while it is
+/// placed). Under `ulimit -v 1000000` with `-j 64` those reservations left an allocation of
+/// 128 KiB unmet; under `ulimit -v 22000` a thread whose heap could not be reserved mapped a
+/// page of its own for every allocation, and 20,000 files of 4 KiB ran out of memory before
+/// the first line, where one heap hashes them all. Threads then share heaps under a lock,
+/// which in a run that hashes costs nothing measurable: its allocations are few and large.
+fn share_malloc_arenas(left: usize) {
+    const ROOM_FOR_A_SECOND_HEAP: usize = 256 << 20;
+    let heaps = if left < ROOM_FOR_A_SECOND_HEAP { 1 } else { 2 };
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a parameter of the allocator; called before the run's threads.
     unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_ARENA_MAX, heaps);
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = heaps;
+}
+
+/// Runs `work`, the whole program, where its stack is deep enough: on this thread, unless
+/// `ulimit -s` left the main thread less than [`STACK_NEEDED`], and then on a thread with a
+/// stack of that size (this thread waiting for it), or here where no thread can be had.
+/// Parsing and one run take about 70 KiB of stack: under `ulimit -s 64`, one run in two
+/// overflowed and aborted, where coreutils runs in 12 KiB.
+pub fn on_a_deep_enough_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let shallow = resource_limit(Resource::Stack).is_some_and(|limit| {
+        limit.rlim_cur != libc::RLIM_INFINITY && limit.rlim_cur < STACK_NEEDED as libc::rlim_t
+    });
+    if !shallow {
+        return work();
+    }
+    let mut work = Some(work);
+    let ran = std::thread::scope(|scope| {
+        let on_thread = std::thread::Builder::new()
+            .name("main".into())
+            .stack_size(STACK_NEEDED)
+            .spawn_scoped(scope, || work.take().map(|work| work()));
+        on_thread.ok().map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    });
+    match ran.flatten() {
+        Some(result) => result,
+        // No thread to be had: here, whatever the stack. The work is still here, as the
+        // thread that would have taken it never started.
+        None => (work.take().expect("run by no thread"))(),
     }
 }
+
+/// The stack a program's run is given where `ulimit -s` leaves the main thread less: what
+/// rayon gives each hashing thread.
+const STACK_NEEDED: usize = 2 * 1024 * 1024;
 
 /// The pool [`configure_threads`] made where threads may be refused.
 static OWN_POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
