@@ -99,7 +99,7 @@ impl Reporter {
     /// fasthash then, with the reason (`write error: Broken pipe`), where it had exited 0 in
     /// silence with the output lost.
     pub fn output_failed(&self, error: io::Error, so_far: ExitStatus) -> ExitStatus {
-        if error.kind() == io::ErrorKind::BrokenPipe && !sigpipe_was_ignored() {
+        if reader_went_away(&error) {
             return so_far;
         }
         self.error(&Error::Write(error));
@@ -122,6 +122,13 @@ impl Reporter {
     pub fn error_after(&self, out: &mut impl Write, error: &Error) -> io::Result<()> {
         self.say_after(out, &Message::Error(error))
     }
+}
+
+/// Whether a failed write to standard output means its reader went away, which ends a run at
+/// once and in silence ([`Reporter::output_failed`]): a broken pipe, where SIGPIPE was not
+/// ignored.
+pub(crate) fn reader_went_away(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::BrokenPipe && !sigpipe_was_ignored()
 }
 
 /// Whether SIGPIPE was ignored when the process started. Rust's runtime ignores it before

@@ -763,3 +763,33 @@ fn numeric_options_take_units_and_refuse_what_overflows() {
         }
     }
 }
+
+/// Standard output that fails, under the xxhsum name as under every other: closed by the
+/// caller (`>&-`) as a full disk, exit 1; a reader that goes away ends the run at once and in
+/// silence with the status earned so far, where the lines had kept failing while every other
+/// file was still hashed, and the run ended with 1.
+#[test]
+fn output_that_fails_ends_the_run_as_under_every_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..3000).map(|index| format!("f{index:04}")).collect();
+    for name in &names {
+        std::fs::write(dir.path().join(name), name).unwrap();
+    }
+    let xxhsum = || fasthash(dir.path()).called("xxhsum");
+    let closed = xxhsum().arg("f0000").shell("", ">&-").output();
+    assert_eq!(closed.status.code(), Some(1), "{}", text(&closed.stderr));
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let full = xxhsum().arg("f0000").redirect_stdout(full).output();
+    assert_eq!(full.status.code(), Some(1), "{}", text(&full.stderr));
+    // The reader closes its end before the first line: every write fails with EPIPE.
+    let mut gone = xxhsum().args(&names).spawn();
+    drop(gone.stdout.take());
+    let status = gone.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(gone.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+}

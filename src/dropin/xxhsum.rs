@@ -18,11 +18,12 @@ use crate::format::status::Report;
 use crate::io::parallel::{default_readers, default_threads};
 use crate::io::read::{hash_file, hash_reader, ReadOptions};
 use crate::io::settings::RunSettings;
-use crate::io::Input;
+use crate::io::{Input, RawStdout};
 use crate::kernels::{Algorithm, Digest};
-use crate::report::Reporter;
+use crate::report::{reader_went_away, Reporter};
 use std::ffi::OsString;
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 
 /// The row of one of xxhsum's names: `algorithm` by default, and, for the `xxhNNsum` names
@@ -98,7 +99,7 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
         };
         return xxhsum_bench::run(exe_name, &bench, &options.files, |bytes: &[u8]| say(bytes));
     }
-    let mut out = StdioBuffer(io::BufWriter::new(io::stdout()));
+    let mut out = StdioBuffer(io::BufWriter::new(RawStdout));
     let ok = if options.check {
         let check = check_mode(invocation.personality, &options);
         crate::io::parallel::configure_threads(check.run.threads);
@@ -108,18 +109,24 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
         });
         checked.status == ExitStatus::Success
     } else {
-        hash_files(&options, &mut out)
+        match hash_files(&options, &mut out) {
+            ControlFlow::Continue(ok) => ok,
+            // The reader went away: what was earned so far, without another write.
+            ControlFlow::Break(ok) => return u8::from(!ok),
+        }
     };
-    match (out.0.flush(), ok) {
-        (Ok(()), true) => 0,
-        _ => 1,
+    match out.0.flush() {
+        Ok(()) => u8::from(!ok),
+        Err(error) if reader_went_away(&error) => u8::from(!ok),
+        Err(_) => 1,
     }
 }
 
 /// Standard output as xxhsum's C stdio buffers it: a flush on the way that fails is no error
 /// (the bytes stay in the buffer; the last flush, at exit, decides the status), a write that
-/// finds the buffer full and cannot empty it is.
-struct StdioBuffer(io::BufWriter<io::Stdout>);
+/// finds the buffer full and cannot empty it is. A standard output closed by the caller
+/// (`>&-`) fails as a full disk does, as under every other name.
+struct StdioBuffer(io::BufWriter<RawStdout>);
 
 impl Write for StdioBuffer {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -400,14 +407,18 @@ fn log(out: &mut impl Write, message: &[u8]) {
     let _ = stderr.write_all(message);
 }
 
-fn hash_files(options: &Options, out: &mut impl Write) -> bool {
+/// Hashes the operands, one line each; whether every one was hashed and written. Break where
+/// the reader of standard output went away, which ends the run at once in silence, as under
+/// every other name (xxhsum itself is killed by SIGPIPE there), not after hashing the rest.
+fn hash_files(options: &Options, out: &mut impl Write) -> ControlFlow<bool, bool> {
+    let mut ok = true;
     // Standard input only without operands ("stdin" in lines); an operand `-` is a file name,
     // as xxhsum compares its stdin marker by address, not by text.
     if options.files.is_empty() {
         let digest = crate::io::stdin().and_then(|stdin| hash_reader(stdin, options.algorithm));
-        return report(options, out, b"stdin", digest);
+        tally(&mut ok, report(options, out, b"stdin", digest))?;
+        return ControlFlow::Continue(ok);
     }
-    let mut ok = true;
     for file in &options.files {
         let path = std::path::Path::new(file);
         if crate::io::long_paths::metadata(path).is_ok_and(|m| m.is_dir()) {
@@ -428,25 +439,37 @@ fn hash_files(options: &Options, out: &mut impl Write) -> bool {
                 continue;
             }
         };
-        ok &= report(options, out, file.as_bytes(), digest);
+        tally(&mut ok, report(options, out, file.as_bytes(), digest))?;
     }
-    ok
+    ControlFlow::Continue(ok)
 }
 
-/// Prints one input's line, or why it could not be read; whether it was hashed.
+/// Counts one operand's outcome into `ok`: Break, with `ok` as it was, where its line could
+/// not be written because the reader went away.
+fn tally(ok: &mut bool, reported: io::Result<bool>) -> ControlFlow<bool> {
+    match reported {
+        Ok(hashed) => *ok &= hashed,
+        Err(error) if reader_went_away(&error) => return ControlFlow::Break(*ok),
+        Err(_) => *ok = false,
+    }
+    ControlFlow::Continue(())
+}
+
+/// Prints one input's line, or why it could not be read; whether it was hashed, or the error
+/// of the write.
 fn report(
     options: &Options,
     out: &mut impl Write,
     name: &[u8],
     digest: io::Result<Digest>,
-) -> bool {
+) -> io::Result<bool> {
     match digest {
-        Ok(digest) => write_line(options, out, name, &digest).is_ok(),
+        Ok(digest) => write_line(options, out, name, &digest).map(|()| true),
         Err(e) => {
             let mut message = xxhsum_unreadable(name, &crate::error::os_error_text(&e));
             message.push(b'\n');
             log(out, &message);
-            false
+            Ok(false)
         }
     }
 }
