@@ -3,7 +3,7 @@
 
 use fasthash::cli::Invocation;
 use fasthash::config::Config;
-use fasthash::dropin::Grammar;
+use fasthash::dropin::{Grammar, Program};
 use fasthash::error::{Error, ExitStatus};
 use fasthash::format::messages::try_help;
 use fasthash::report::Reporter;
@@ -19,11 +19,8 @@ fn main() -> ExitCode {
 }
 
 fn run_program() -> ExitCode {
-    // The name first, from `argv[0]` alone: running out of memory while the arguments are
-    // collected says so under it.
-    let invocation = Invocation::from_argv0(std::env::args_os().next().as_ref());
-    fasthash::io::memory::name_the_program(&invocation.program);
     let args: Vec<_> = std::env::args_os().collect();
+    let invocation = Invocation::from_argv0(args.first());
     fasthash::name_warnings(&invocation.program);
     if let Grammar::Xxhsum { .. } = invocation.personality.grammar {
         return ExitCode::from(fasthash::dropin::xxhsum::run(&invocation, &args));
@@ -53,15 +50,25 @@ fn report_usage(invocation: &Invocation, error: &Error) -> ExitStatus {
     invocation.personality.usage_status
 }
 
-/// Runs before Rust's runtime replaces a closed descriptor 0 or 1 with `/dev/null` (glibc
-/// calls `.init_array` entries before the C `main` that starts the runtime).
+/// Runs before Rust's runtime starts (glibc calls `.init_array` entries before the C `main`
+/// that starts it, with `main`'s arguments): notes a closed descriptor 0 or 1 before the
+/// runtime replaces it with `/dev/null`; names the program for running out of memory, and
+/// ends the run as out of memory where the runtime's own start would abort for want of it.
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
 #[used]
 #[link_section = ".init_array"]
-static DETECT_CLOSED_STDIO: extern "C" fn() = detect_closed_stdio;
+static BEFORE_THE_RUNTIME: extern "C" fn(
+    libc::c_int,
+    *const *const libc::c_char,
+    *const *const libc::c_char,
+) = before_the_runtime;
 
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
-extern "C" fn detect_closed_stdio() {
+extern "C" fn before_the_runtime(
+    argc: libc::c_int,
+    argv: *const *const libc::c_char,
+    _: *const *const libc::c_char,
+) {
     // SAFETY: F_GETFD only reads the descriptor table; it touches no memory of ours.
     if unsafe { libc::fcntl(0, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdin_closed_at_start();
@@ -70,4 +77,13 @@ extern "C" fn detect_closed_stdio() {
     if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdout_closed_at_start();
     }
+    // SAFETY: glibc hands `.init_array` entries `main`'s `argc` and `argv`, whose strings live
+    // as long as the process; `argv[0]` is read only when `argc` says it is there.
+    let argv0: Option<&'static [u8]> = (argc > 0 && !argv.is_null())
+        .then(|| unsafe { *argv })
+        .filter(|first| !first.is_null())
+        .map(|first| unsafe { std::ffi::CStr::from_ptr(first) }.to_bytes());
+    let name = Program::named(argv0).message_name_in(argv0);
+    fasthash::io::memory::name_the_program(name);
+    fasthash::io::memory::exit_unless_room_for_the_runtime();
 }

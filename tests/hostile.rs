@@ -449,6 +449,18 @@ fn hostile_manifests_get_coreutils_answers() {
     }
 }
 
+/// Whether limits near the least address space a run needs are out of this machine's reach (an
+/// emulator needs more itself); says the test skipped, and why.
+fn near_the_least_address_space_is_out_of_reach() -> bool {
+    let emulated = common::emulated();
+    if emulated {
+        eprintln!(
+            "skipped: ulimit -v near the least a run needs, under an emulator that needs more"
+        );
+    }
+    emulated
+}
+
 /// Running out of memory ends the run as coreutils' `xalloc_die` ends it, never by a signal:
 /// `PROGRAM: memory exhausted`, status 1, and only whole lines of right sums before it. Under
 /// each limit from what `--version` needs with the same arguments to 8 MB above it, a walk of
@@ -456,10 +468,7 @@ fn hostile_manifests_get_coreutils_answers() {
 /// every file or stop so. Rust's own handler aborted (SIGABRT) at the lower limits.
 #[test]
 fn running_out_of_memory_ends_the_run_with_coreutils_message() {
-    if common::emulated() {
-        eprintln!(
-            "skipped: ulimit -v near the least a run needs, under an emulator that needs more"
-        );
+    if near_the_least_address_space_is_out_of_reach() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -511,6 +520,56 @@ fn assert_memory_runs_out_as_coreutils_says(
         exhausted > 0,
         "{program}: no limit from {least} KiB up ran out of memory"
     );
+}
+
+/// Just below the address space a run needs, Rust's runtime, before `main`, could not map
+/// the main thread's signal stack and aborted (SIGABRT, a panic's text) in a band of about 20
+/// KiB. Every limit from 300 KiB below the least under which `--version` runs up to it now ends
+/// as the loader ends it (its message, exit 127, or its SIGSEGV before any of our code), or
+/// with `PROGRAM: memory exhausted` and exit 1, under fasthash's name and under md5sum's.
+#[test]
+fn no_limit_just_below_what_a_run_needs_aborts() {
+    if near_the_least_address_space_is_out_of_reach() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let md5sum = common::drop_in_dir(Path::new(common::FASTHASH), "md5sum").join("md5sum");
+    let runs: [(Box<dyn Fn() -> common::Run>, String); 2] = [
+        (Box::new(|| fasthash(dir.path())), "fasthash".to_string()),
+        (
+            Box::new(|| program(&md5sum, dir.path())),
+            md5sum.to_string_lossy().into_owned(),
+        ),
+    ];
+    for (run, name) in &runs {
+        let least = common::least_address_space(|| run().arg("--version"));
+        let mut exhausted = 0;
+        for kib in (least.saturating_sub(300)..=least).step_by(4) {
+            let limited = run()
+                .shell(&format!("ulimit -v {kib};"), "")
+                .arg("--version")
+                .output();
+            let stderr = text(&limited.stderr);
+            let what = format!("{name} --version under ulimit -v {kib}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{what}");
+            match (limited.status.code(), limited.status.signal()) {
+                (Some(0), _) => {}
+                (Some(1), _) => {
+                    assert_eq!(stderr, format!("{name}: memory exhausted\n"), "{what}");
+                    exhausted += 1;
+                }
+                // The dynamic loader's own failures (mapping a library, its TLS): fasthash
+                // never exits with 127.
+                (Some(127), _) => assert!(!stderr.is_empty(), "{what}"),
+                (None, Some(libc::SIGSEGV)) => assert_eq!(stderr, "", "{what}"),
+                (code, signal) => panic!("{what}: exit {code:?}, signal {signal:?}"),
+            }
+        }
+        assert!(
+            exhausted > 0,
+            "{name}: no limit below {least} KiB ran out of memory"
+        );
+    }
 }
 
 /// Under `ulimit -s 32` (coreutils runs in 12 KiB), fasthash runs on a thread of its own with

@@ -162,10 +162,16 @@ impl Program {
     /// The row `argv[0]` names (a symbolic link's name): the first whose name matches its base
     /// name, else fasthash.
     pub fn from_argv0(argv0: Option<&OsString>) -> &'static Program {
+        Program::named(argv0.map(|argv0| argv0.as_bytes()))
+    }
+
+    /// [`Program::from_argv0`] of `argv[0]`'s bytes. It allocates nothing: `main.rs` asks it
+    /// before Rust's runtime starts, where memory may be too short for it to start.
+    pub fn named(argv0: Option<&[u8]>) -> &'static Program {
         let Some(argv0) = argv0 else {
             return fasthash();
         };
-        let base = base_name(argv0.as_bytes());
+        let base = base_name(argv0);
         PROGRAMS
             .iter()
             .find(|program| program.answers_to(base))
@@ -182,12 +188,17 @@ impl Program {
 
     /// The name its messages start with.
     pub fn message_name(&self, argv0: Option<&OsString>) -> String {
+        let argv0 = argv0.map(|argv0| argv0.as_bytes());
+        String::from_utf8_lossy(self.message_name_in(argv0)).into_owned()
+    }
+
+    /// [`Program::message_name`] as the bytes of `argv0` it is (or the row's name), allocating
+    /// nothing.
+    pub fn message_name_in<'a>(&self, argv0: Option<&'a [u8]>) -> &'a [u8] {
         match (self.message_name, argv0) {
-            (MessageName::AsTyped, Some(argv0)) => argv0.to_string_lossy().into_owned(),
-            (MessageName::BaseName, Some(argv0)) => {
-                String::from_utf8_lossy(base_name(argv0.as_bytes())).into_owned()
-            }
-            _ => self.name.to_string(),
+            (MessageName::AsTyped, Some(argv0)) => argv0,
+            (MessageName::BaseName, Some(argv0)) => base_name(argv0),
+            _ => self.name.as_bytes(),
         }
     }
 

@@ -7,6 +7,10 @@
 //! buffer cannot be had, and the walk, told so of a directory, ends the run the same way
 //! ([`exit_if_exhausted`]) instead of reporting a readable directory as unreadable.
 //!
+//! Before `main`, Rust's runtime maps a signal stack for the main thread, and aborts when it
+//! cannot: a band of about 20 KiB of `ulimit -v`, just below what a run needs, ended there.
+//! `main.rs` asks [`exit_unless_room_for_the_runtime`] first, from an `.init_array` entry.
+//!
 //! `main` installs [`ExitWhenExhausted`] as the global allocator. std's fallible allocations
 //! (`try_reserve`, which `read_to_end` uses) then end the run the same way instead of returning
 //! an error: memory that cannot be had is the run's failure, not one file's.
@@ -15,13 +19,47 @@ use crate::format::messages::MEMORY_EXHAUSTED;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::OnceLock;
 
-/// The name the message goes under: the program's, once `main` has it.
-static PROGRAM: OnceLock<String> = OnceLock::new();
+/// The name the message goes under: the program's, once `main.rs` has it.
+static PROGRAM: OnceLock<&'static [u8]> = OnceLock::new();
 
-/// Sets the name `PROGRAM: memory exhausted` is written under (fasthash's until then).
-pub fn name_the_program(program: &str) {
-    let _ = PROGRAM.set(program.to_owned());
+/// Sets the name `PROGRAM: memory exhausted` is written under (fasthash's until then): the
+/// bytes of `argv[0]`, or the program's own name, which live as long as the process.
+pub fn name_the_program(program: &'static [u8]) {
+    let _ = PROGRAM.set(program);
 }
+
+/// Ends the run as out of memory unless the address space, where `ulimit -v` limits it, has
+/// room for what Rust's runtime maps before `main`: its signal stack for the main thread (a
+/// few pages) and the first allocations. A mapping of [`ROOM_FOR_THE_RUNTIME`] is made and
+/// dropped to tell. Allocates nothing: it runs before the runtime.
+pub fn exit_unless_room_for_the_runtime() {
+    let limited = super::descriptors::resource_limit(super::descriptors::Resource::AddressSpace)
+        .is_some_and(|limit| limit.rlim_cur != libc::RLIM_INFINITY);
+    if !limited {
+        return;
+    }
+    // SAFETY: a new private anonymous mapping, touched by nothing, unmapped at once.
+    unsafe {
+        let room = libc::mmap(
+            std::ptr::null_mut(),
+            ROOM_FOR_THE_RUNTIME,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        if room == libc::MAP_FAILED {
+            exhausted();
+        }
+        libc::munmap(room, ROOM_FOR_THE_RUNTIME);
+    }
+}
+
+/// Room for the runtime's start: its first allocation grows the C library's heap by 132 KiB
+/// (128 KiB of padding, as glibc grows it), then its signal stack takes `SIGSTKSZ` and a guard
+/// page (16 KiB on an Intel Xeon with AVX-512). With 64 KiB here, the signal stack still
+/// failed after the heap had grown.
+const ROOM_FOR_THE_RUNTIME: usize = 256 * 1024;
 
 /// The system's allocator, with an allocation it refuses ending the run.
 pub struct ExitWhenExhausted;
@@ -69,13 +107,8 @@ fn granted(block: *mut u8) -> *mut u8 {
 /// destructors or handlers. Whole lines already written to standard output stay written.
 #[cold]
 fn exhausted() -> ! {
-    let program = PROGRAM.get().map_or("fasthash", String::as_str);
-    for part in [
-        program.as_bytes(),
-        b": ",
-        MEMORY_EXHAUSTED.as_bytes(),
-        b"\n",
-    ] {
+    let program = PROGRAM.get().copied().unwrap_or(b"fasthash");
+    for part in [program, b": ", MEMORY_EXHAUSTED.as_bytes(), b"\n"] {
         write_to_stderr(part);
     }
     // SAFETY: ends the process; nothing of ours runs after it.
