@@ -77,13 +77,22 @@ extern "C" fn before_the_runtime(
     if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdout_closed_at_start();
     }
-    // SAFETY: glibc hands `.init_array` entries `main`'s `argc` and `argv`, whose strings live
-    // as long as the process; `argv[0]` is read only when `argc` says it is there.
-    let argv0: Option<&'static [u8]> = (argc > 0 && !argv.is_null())
-        .then(|| unsafe { *argv })
-        .filter(|first| !first.is_null())
-        .map(|first| unsafe { std::ffi::CStr::from_ptr(first) }.to_bytes());
+    let argv0 = argv0_from(argc, argv);
     let name = Program::named(argv0).message_name_in(argv0);
     fasthash::io::memory::name_the_program(name);
     fasthash::io::memory::exit_unless_room_for_the_runtime();
+}
+
+/// `argv[0]`, where the C library hands `.init_array` entries `main`'s `argc` and `argv`, as
+/// glibc and FreeBSD's do; None elsewhere (musl calls them with no arguments: the registers
+/// hold nothing to read).
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+fn argv0_from(argc: libc::c_int, argv: *const *const libc::c_char) -> Option<&'static [u8]> {
+    if cfg!(not(any(target_env = "gnu", target_os = "freebsd"))) || argc <= 0 || argv.is_null() {
+        return None;
+    }
+    // SAFETY: `argc` says `argv` holds at least one pointer.
+    let first = unsafe { *argv };
+    // SAFETY: a non-null `argv[0]` is a C string that lives as long as the process.
+    (!first.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(first) }.to_bytes())
 }
