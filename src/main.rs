@@ -50,10 +50,11 @@ fn report_usage(invocation: &Invocation, error: &Error) -> ExitStatus {
     invocation.personality.usage_status
 }
 
-/// Runs before Rust's runtime starts (glibc calls `.init_array` entries before the C `main`
-/// that starts it, with `main`'s arguments): notes a closed descriptor 0 or 1 before the
-/// runtime replaces it with `/dev/null`; names the program for running out of memory, and
-/// ends the run as out of memory where the runtime's own start would abort for want of it.
+/// Everything that runs before Rust's runtime starts (glibc calls `.init_array` entries before
+/// the C `main` that starts it, with `main`'s arguments): notes a closed descriptor 0 or 1
+/// before the runtime replaces it with `/dev/null`, and whether SIGPIPE was ignored before the
+/// runtime ignores it; names the program for running out of memory, and ends the run as out of
+/// memory where the runtime's own start would abort for want of it.
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
 #[used]
 #[link_section = ".init_array"]
@@ -77,6 +78,7 @@ extern "C" fn before_the_runtime(
     if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
         fasthash::io::note_stdout_closed_at_start();
     }
+    fasthash::report::note_sigpipe_at_start();
     let argv0 = argv0_from(argc, argv);
     let name = Program::named(argv0).message_name_in(argv0);
     fasthash::io::memory::name_the_program(name);

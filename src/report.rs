@@ -132,21 +132,16 @@ pub(crate) fn reader_went_away(error: &io::Error) -> bool {
 }
 
 /// Whether SIGPIPE was ignored when the process started. Rust's runtime ignores it before
-/// `main` runs, so the disposition inherited from the parent is read earlier still, by a
-/// function the C runtime calls before `main` (as `.init_array` entries are).
+/// `main` runs, so the disposition inherited from the parent is read earlier still
+/// ([`note_sigpipe_at_start`], from `main.rs`'s `.init_array` entry).
 fn sigpipe_was_ignored() -> bool {
     SIGPIPE_IGNORED_AT_START.load(Ordering::Relaxed)
 }
 
 static SIGPIPE_IGNORED_AT_START: AtomicBool = AtomicBool::new(false);
 
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static READ_SIGPIPE_AT_START: extern "C" fn() = read_sigpipe_at_start;
-
-#[cfg(target_os = "linux")]
-extern "C" fn read_sigpipe_at_start() {
+/// Notes whether SIGPIPE is ignored; called before Rust's runtime starts.
+pub fn note_sigpipe_at_start() {
     // SAFETY: sigaction with no new action only reads the current one into `old`, ours.
     unsafe {
         let mut old: libc::sigaction = std::mem::zeroed();

@@ -116,9 +116,8 @@ pub fn run(invocation: &Invocation, args: &[OsString]) -> u8 {
         }
     };
     match out.0.flush() {
-        Ok(()) => u8::from(!ok),
-        Err(error) if reader_went_away(&error) => u8::from(!ok),
-        Err(_) => 1,
+        Err(error) if !reader_went_away(&error) => 1,
+        _ => u8::from(!ok),
     }
 }
 

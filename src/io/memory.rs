@@ -17,6 +17,7 @@
 
 use crate::format::messages::MEMORY_EXHAUSTED;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
 use std::sync::OnceLock;
 
 /// The name the message goes under: the program's, once `main.rs` has it.
@@ -109,20 +110,9 @@ fn granted(block: *mut u8) -> *mut u8 {
 fn exhausted() -> ! {
     let program = PROGRAM.get().copied().unwrap_or(b"fasthash");
     for part in [program, b": ", MEMORY_EXHAUSTED.as_bytes(), b"\n"] {
-        write_to_stderr(part);
+        // A message that cannot be written changes nothing: the run ends the same.
+        let _ = super::Descriptor(2).write_all(part);
     }
     // SAFETY: ends the process; nothing of ours runs after it.
     unsafe { libc::_exit(1) }
-}
-
-fn write_to_stderr(mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        // SAFETY: writes from a live slice to descriptor 2.
-        let written = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
-        match usize::try_from(written) {
-            Ok(written) if written > 0 => bytes = &bytes[written..],
-            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
-            _ => return,
-        }
-    }
 }

@@ -188,9 +188,23 @@ impl std::io::Write for RawStdout {
         if STDOUT_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(std::io::Error::from_raw_os_error(libc::EBADF));
         }
+        Descriptor(1).write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A descriptor written with `write(2)` alone: no buffer, no lock, no allocation (what running
+/// out of memory writes its message with).
+pub(crate) struct Descriptor(pub(crate) libc::c_int);
+
+impl std::io::Write for Descriptor {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         // SAFETY: `buf` is valid for reads of `buf.len()` bytes for the duration of the call,
-        // and the kernel checks descriptor 1 itself (EBADF when it is closed).
-        let written = unsafe { libc::write(1, buf.as_ptr().cast(), buf.len()) };
+        // and the kernel checks the descriptor itself (EBADF when it is closed).
+        let written = unsafe { libc::write(self.0, buf.as_ptr().cast(), buf.len()) };
         if written < 0 {
             Err(std::io::Error::last_os_error())
         } else {
