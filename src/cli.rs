@@ -6,6 +6,7 @@ use crate::error::Error;
 use crate::kernels::Algorithm;
 use clap::builder::TypedValueParser as _;
 use clap::{ArgAction, Parser};
+use std::any::TypeId;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -515,6 +516,10 @@ impl Cli {
                     .err()
                     .unwrap_or(error));
             }
+            Err(mut error) if error.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+                name_the_value_not_utf8(&mut error, &command, &args);
+                return Err(error);
+            }
             matches => matches?,
         };
         let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
@@ -533,6 +538,91 @@ impl Cli {
             arg.hide_short_help(!shown)
         })
     }
+}
+
+/// clap's error for a value that is not UTF-8 names neither the option nor the value: the
+/// first such value on the command line is found here and put in the error's context
+/// (`--exclude=VALUE`, `--exclude VALUE`, `-aVALUE`, `-a VALUE`), for the message to name
+/// them. File names are never the cause (they may be any bytes), nor is anything after `--`.
+fn name_the_value_not_utf8(error: &mut clap::Error, command: &clap::Command, args: &[OsString]) {
+    use clap::error::{ContextKind, ContextValue};
+    let args: Vec<&[u8]> = args.iter().skip(1).map(|arg| arg.as_bytes()).collect();
+    let end = args
+        .iter()
+        .position(|arg| *arg == b"--")
+        .unwrap_or(args.len());
+    let found = (0..end)
+        .filter(|&at| std::str::from_utf8(args[at]).is_err())
+        .find_map(|at| option_and_value(command, &args, at));
+    if let Some((option, value)) = found {
+        error.insert(ContextKind::InvalidArg, ContextValue::String(option));
+        error.insert(
+            ContextKind::InvalidValue,
+            // Between the plain marks of fasthash's other usage messages, every byte that is
+            // not printable ASCII as an octal escape.
+            ContextValue::String(crate::format::quote::quote_arg_in(
+                value,
+                crate::format::locale::Charset::SingleByte,
+            )),
+        );
+    }
+}
+
+/// The option whose value `args[at]` holds or is, and that value: None where it is no option's
+/// value (a file name).
+fn option_and_value<'a>(
+    command: &clap::Command,
+    args: &[&'a [u8]],
+    at: usize,
+) -> Option<(String, &'a [u8])> {
+    // The option `name` names, by its long name as clap's other errors name it, where it
+    // takes a value that must be text (a path may be any bytes).
+    let taking_value = |name: &str| {
+        let arg = command
+            .get_arguments()
+            .find(|arg| match name.strip_prefix("--") {
+                Some(long) => arg.get_long() == Some(long),
+                None => name
+                    .chars()
+                    .nth(1)
+                    .is_some_and(|short| arg.get_short() == Some(short)),
+            })?;
+        let long = arg.get_long().map(|long| format!("--{long}"));
+        let parser = arg.get_value_parser().type_id();
+        let any_bytes = parser == TypeId::of::<OsString>() || parser == TypeId::of::<PathBuf>();
+        (arg.get_action().takes_values() && !any_bytes).then(|| long.unwrap_or(name.to_string()))
+    };
+    let takes_value = |name: &str| taking_value(name).is_some();
+    // In a cluster (`-raVALUE`, `-ra VALUE`) the value starts after the first short option
+    // that takes one.
+    let first_taking_value = |cluster: &[u8]| {
+        (1..cluster.len())
+            .find(|&i| cluster[i].is_ascii() && takes_value(&format!("-{}", cluster[i] as char)))
+    };
+    let arg = args[at];
+    let (option, value): (String, &[u8]) = if arg.starts_with(b"--") {
+        let equals = arg.iter().position(|&byte| byte == b'=')?;
+        (
+            String::from_utf8(arg[..equals].to_vec()).ok()?,
+            &arg[equals + 1..],
+        )
+    } else if arg.len() > 2 && arg[0] == b'-' {
+        let short = first_taking_value(arg)?;
+        (format!("-{}", arg[short] as char), &arg[short + 1..])
+    } else {
+        let before = args[at.checked_sub(1)?];
+        if before.len() < 2 || before[0] != b'-' {
+            return None;
+        }
+        if before.starts_with(b"--") {
+            (String::from_utf8(before.to_vec()).ok()?, arg)
+        } else {
+            // Only where the cluster's option that takes a value is its last letter.
+            let short = first_taking_value(before).filter(|&short| short + 1 == before.len())?;
+            (format!("-{}", before[short] as char), arg)
+        }
+    };
+    Some((taking_value(&option)?, value))
 }
 
 /// The long options typed on the command line, in the order typed.

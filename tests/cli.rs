@@ -6,6 +6,8 @@ use crate::common;
 
 use common::{fasthash, peer, program, text, write_file, FASTHASH};
 use fasthash::kernels::{hash, Algorithm};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::process::Output;
 
 /// The issue's case: a folder with files `bench` and `data.txt`, and `fasthash *`.
@@ -60,7 +62,7 @@ fn bench_measures_what_a_names() {
 
 /// A usage error: exactly `fasthash: MESSAGE` and the Try line on standard error, exit 2,
 /// nothing on standard output, and none of clap's own lines. Returns MESSAGE.
-fn usage_error(args: &[&str]) -> String {
+fn usage_error<S: AsRef<OsStr> + std::fmt::Debug>(args: &[S]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let output: Output = fasthash(dir.path()).args(args).output();
     let stderr = text(&output.stderr);
@@ -174,6 +176,60 @@ fn every_kind_of_clap_error_is_one_line_and_the_try_line() {
     ] {
         assert_eq!(usage_error(args), message, "{args:?}");
     }
+}
+
+/// A value that is not UTF-8 is named with its option, however typed, and shown between the
+/// plain marks of the other usage messages, what is not printable ASCII as octal escapes;
+/// where several are, the first is. A file name that is not UTF-8 is no error.
+#[test]
+fn a_value_that_is_not_utf8_is_named_with_its_option() {
+    fn bytes(args: &[&'static [u8]]) -> Vec<&'static OsStr> {
+        args.iter().map(|arg| OsStr::from_bytes(arg)).collect()
+    }
+    for (args, message) in [
+        (
+            bytes(&[b"--exclude", b"a\xffb", b"f"]),
+            "invalid value 'a\\377b' for '--exclude': not valid UTF-8",
+        ),
+        (
+            bytes(&[b"--exclude=\xfe", b"f"]),
+            "invalid value '\\376' for '--exclude': not valid UTF-8",
+        ),
+        (
+            bytes(&[b"-a", b"sha\xff"]),
+            "invalid value 'sha\\377' for '--algorithm': not valid UTF-8",
+        ),
+        (
+            bytes(&[b"-ra\xff", b"d"]),
+            "invalid value '\\377' for '--algorithm': not valid UTF-8",
+        ),
+        (
+            bytes(&[b"-ra", b"\xff", b"d"]),
+            "invalid value '\\377' for '--algorithm': not valid UTF-8",
+        ),
+        // A file name first, and a path option's value: neither is the value refused.
+        (
+            bytes(&[
+                b"-r",
+                b"d\xff",
+                b"--files-from",
+                b"\xfd",
+                b"--include",
+                b"\xfe",
+            ]),
+            "invalid value '\\376' for '--include': not valid UTF-8",
+        ),
+    ] {
+        assert_eq!(usage_error(&args), message, "{args:?}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), "f\u{e9}", b"data\n");
+    let name = OsStr::from_bytes(b"f\xe9");
+    std::fs::rename(dir.path().join("f\u{e9}"), dir.path().join(name)).unwrap();
+    let hashed = fasthash(dir.path())
+        .args([OsStr::new("-a"), OsStr::new("md5"), name])
+        .output();
+    assert_eq!(hashed.status.code(), Some(0), "{}", text(&hashed.stderr));
 }
 
 #[test]

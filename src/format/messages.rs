@@ -520,6 +520,11 @@ pub fn clap_usage(error: &clap::Error) -> String {
                 .unwrap_or_default(),
             context(ContextKind::ActualNumValues).unwrap_or_default()
         ),
+        // The value comes quoted already (`cli::name_the_value_not_utf8`): its bytes are not
+        // text to put between plain marks.
+        ErrorKind::InvalidUtf8 if !value.is_empty() => {
+            format!("invalid value {value} for {}: not valid UTF-8", option())
+        }
         ErrorKind::InvalidUtf8 => "an argument is not valid UTF-8".to_string(),
         // Anything else (none of fasthash's options makes one today): clap's first line,
         // without its `error: `.
