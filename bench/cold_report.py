@@ -112,6 +112,16 @@ def paired(slower, faster):
     return statistics.median(a / b for a, b in pairs)
 
 
+def compared(slower, faster, unit="x"):
+    """`slower`'s time over `faster`'s as a goal judges it, and its text: paired where their
+    rounds pair up, else by medians."""
+    by_medians = slower["median"] / faster["median"]
+    ratio = paired(slower, faster)
+    if ratio is None:
+        return by_medians, f"{by_medians:.2f}{unit} by medians"
+    return ratio, f"{ratio:.2f}{unit} paired; {by_medians:.2f}{unit} by medians"
+
+
 def rate(group, seconds):
     if group["files"] > 1:
         return f"{group['files'] / seconds / 1000:.1f}k files/s"
@@ -183,24 +193,19 @@ def goals(groups, fio_seq, hot, hot_beside_read=None, fio_rounds=()):
         default = default_row["median"] if default_row else None
         swept = len([r for r in rows if r["role"] == "fasthash"]) > 1
         if default and swept:
-            ratio = paired(default_row, fastest_row)
-            by_medians = default / fastest_row["median"]
+            ratio, text = compared(default_row, fastest_row)
             row(f"{group['title']}: default options within 1.25x of the fastest `-j N` "
-                f"(`{fastest_row['label']}`)",
-                f"{ratio:.2f}x paired; {by_medians:.2f}x by medians", "≤ 1.25x", ratio <= 1.25)
+                f"(`{fastest_row['label']}`)", text, "≤ 1.25x", ratio <= 1.25)
         if name.startswith("tree4k"):
             rhash = next((r for r in rows if r["label"].startswith("rhash")), None)
             if rhash and default:
-                speedup = paired(rhash, default_row)
-                row(f"{group['title']}: default options against `rhash -r`",
-                    f"{speedup:.2f}x as fast paired; {rhash['median'] / default:.2f}x by medians",
-                    "≥ 4x", speedup >= 4)
-        if name == "big-blake3":
+                speedup, text = compared(rhash, default_row, "x as fast")
+                row(f"{group['title']}: default options against `rhash -r`", text, "≥ 4x",
+                    speedup >= 4)
+        if name == "big-blake3" and default:
             b3sum = best_row(rows, "peer")
-            speedup = paired(b3sum, default_row)
-            row(f"{group['title']}: against `b3sum`",
-                f"{speedup:.2f}x as fast paired; {b3sum['median'] / default:.2f}x by medians",
-                "≥ 1x", speedup >= 1)
+            speedup, text = compared(b3sum, default_row, "x as fast")
+            row(f"{group['title']}: against `b3sum`", text, "≥ 1x", speedup >= 1)
         if name in ("big-xxh3", "big-sha256") and fio_seq:
             once = group["bytes"] / default / fio_seq["bytes_per_s"]
             share = once
