@@ -61,14 +61,19 @@ def load(json_dir):
     return groups
 
 
+def fio_read_job(path):
+    """The read side of the one job in fio's JSON output at `path`."""
+    with open(path) as f:
+        text = f.read()
+    # fio may print notes before its JSON.
+    return json.loads(text[text.index("{"):])["jobs"][0]["read"]
+
+
 def read_fio(json_dir, tag):
     path = os.path.join(json_dir, f"fio-{tag}.json")
     if not os.path.exists(path):
         return None
-    with open(path) as f:
-        text = f.read()
-    # fio may print notes before its JSON.
-    job = json.loads(text[text.index("{"):])["jobs"][0]["read"]
+    job = fio_read_job(path)
     return {"bytes_per_s": job["bw_bytes"], "iops": job["iops"],
             "latency_us": job["clat_ns"]["mean"] / 1000, "bytes": job["io_bytes"]}
 
@@ -79,24 +84,20 @@ def read_fio_rounds(json_dir):
     start-up left out, or [] where the run had none."""
     names = sorted(n for n in os.listdir(json_dir)
                    if n.startswith("fio-round-") and n.endswith(".json"))
-    seconds = []
-    for name in names:
-        with open(os.path.join(json_dir, name)) as f:
-            text = f.read()
-        job = json.loads(text[text.index("{"):])["jobs"][0]["read"]
-        seconds.append(job["io_bytes"] / job["bw_bytes"])
-    return seconds
-
-
-def best(rows, role):
-    medians = [row["median"] for row in rows if row["role"] == role]
-    return min(medians) if medians else None
+    jobs = [fio_read_job(os.path.join(json_dir, name)) for name in names]
+    return [job["io_bytes"] / job["bw_bytes"] for job in jobs]
 
 
 def best_row(rows, role):
     """The row of `role` with the least median (None where there is none)."""
     return min((row for row in rows if row["role"] == role), key=lambda row: row["median"],
                default=None)
+
+
+def best(rows, role):
+    """[`best_row`]'s median."""
+    row = best_row(rows, role)
+    return row["median"] if row else None
 
 
 def paired(slower, faster):
