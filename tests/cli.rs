@@ -392,3 +392,25 @@ fn drop_in_names_keep_their_own_usage_errors() {
         "sha256sum: unrecognized option '--jsno'\nTry 'sha256sum --help' for more information.\n"
     );
 }
+
+/// Where GCC's unwinder was linked statically (build.rs), the program does not load
+/// `libgcc_s.so.1` at start, and a panic still unwinds in a program linked that way (this
+/// test's own).
+#[test]
+fn the_program_does_not_load_libgcc_s_where_its_unwinder_is_linked_in() {
+    if option_env!("FASTHASH_STATIC_UNWINDER").is_none() {
+        eprintln!(
+            "skipped: this build links GCC's unwinder as usual (no libgcc_eh.a for the target)"
+        );
+        return;
+    }
+    let binary = std::fs::read(FASTHASH).unwrap();
+    let needed = b"libgcc_s.so";
+    assert!(
+        !binary.windows(needed.len()).any(|window| window == needed),
+        "{FASTHASH} names libgcc_s.so"
+    );
+    // Unwinding without the panic hook, which would print a message.
+    let unwound = std::panic::catch_unwind(|| std::panic::resume_unwind(Box::new(7u8)));
+    assert_eq!(unwound.unwrap_err().downcast_ref::<u8>(), Some(&7));
+}
