@@ -329,7 +329,7 @@ impl<'a> ColumnInput<'a> {
 
     /// One run: the engine's one-shot hash, or its side-by-side hash of every buffer.
     #[inline(always)]
-    fn hash_on(&self, engine: &Engine) {
+    fn hash_on(&self, engine: &'static Engine) {
         match self {
             ColumnInput::One(data) => drop(black_box(engine.hash(black_box(data)))),
             ColumnInput::Many(messages) => {

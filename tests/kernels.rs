@@ -388,6 +388,13 @@ fn messages_side_by_side_match_one_at_a_time() {
     let mut random = SplitMix64(99);
     for engine in fast_engines() {
         let (algorithm, kernel) = (engine.algorithm, engine.kernel);
+        // Lanes that failed their self-check would not run, and the messages would be hashed
+        // one by one: these comparisons would then test nothing of them.
+        assert_eq!(
+            table::checked_lanes(engine).is_some(),
+            engine.lanes.is_some(),
+            "{algorithm} on {kernel:?}: its lanes failed their self-check"
+        );
         for count in 0..=40 {
             for _ in 0..20 {
                 let messages: Vec<&[u8]> = (0..count)

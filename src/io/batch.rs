@@ -40,12 +40,13 @@ pub(crate) fn hash_inputs(
     // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
     let engine = table::chosen(algorithm);
+    let lanes = table::checked_lanes(engine);
     let Batch {
         mut results,
         states,
         opened,
         mut alone,
-    } = open_batch(inputs, &mut ahead, &algorithm, engine.lanes.is_some());
+    } = open_batch(inputs, &mut ahead, &algorithm, lanes.is_some());
     let small_lengths: Vec<usize> = opened
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
@@ -80,7 +81,7 @@ pub(crate) fn hash_inputs(
     };
     let (pulled, hashed) = join_on(
         on,
-        || match engine.lanes {
+        || match lanes {
             Some(lanes) if !files.files.is_empty() => (lanes.pull)(&files),
             _ => Vec::new(),
         },

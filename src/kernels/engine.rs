@@ -86,6 +86,8 @@ pub struct Engine {
     pub describe: fn(&Capabilities) -> String,
     pub streaming: fn() -> Box<dyn Streaming>,
     pub one_shot: fn(&[u8]) -> Digest,
+    /// Its lanes as the table gives them: their width sizes batches; they are run only as
+    /// [`super::table::checked_lanes`] returns them, after their self-check.
     pub lanes: Option<Lanes>,
     pub split: Split,
 }
@@ -107,12 +109,14 @@ impl Engine {
     }
 
     /// Several whole messages: side by side those that keep the lanes busy
-    /// ([`Engine::side_by_side`]), the others one by one on the single-stream code.
-    pub fn hash_many(&self, messages: &[&[u8]]) -> Vec<Digest> {
+    /// ([`Engine::side_by_side`]) once the lanes have passed their self-check, the others one
+    /// by one on the single-stream code.
+    pub fn hash_many(&'static self, messages: &[&[u8]]) -> Vec<Digest> {
         let lengths: Vec<usize> = messages.iter().map(|message| message.len()).collect();
         let together = self.side_by_side(&lengths);
         let mut digests: Vec<Option<Digest>> = vec![None; messages.len()];
-        if let Some(lanes) = self.lanes.filter(|_| together.contains(&true)) {
+        let lanes = || super::table::checked_lanes(self);
+        if let Some(lanes) = together.contains(&true).then(lanes).flatten() {
             let (indices, lane_messages): (Vec<usize>, Vec<&[u8]>) = messages
                 .iter()
                 .enumerate()

@@ -6,15 +6,16 @@
 //! choice per algorithm ([`chosen`]), which also runs the engine's self-check the first time:
 //! an engine that disagrees with the portable one on a few known messages is reported once and
 //! replaced by the portable engine, so a kernel that misbehaves on some CPU can never print a
-//! wrong digest.
+//! wrong digest. Lanes are checked the same way when first run ([`checked_lanes`]); lanes that
+//! disagree are reported once and not run.
 
 use super::algorithm::{Algorithm, ALGORITHM_COUNT};
 use super::detect::{Capabilities, Kernel, FORCE_VARIABLE};
 use super::digest::Digest;
-use super::engine::{Engine, Hasher, Pull};
+use super::engine::{Engine, Hasher, Lanes, Pull};
 use super::preference::{Preference, PREFERENCES};
 use crate::error::Error;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Every engine, fastest first within each algorithm.
 pub fn all() -> impl Iterator<Item = &'static Engine> {
@@ -226,10 +227,11 @@ fn warn(message: &str) {
     }
 }
 
-/// `engine` if it passes its self-check, else the portable engine, after one warning.
+/// `engine` if its single-stream code passes the self-check, else the portable engine, after
+/// one warning. Its lanes are checked apart, at their first use ([`checked_lanes`]).
 fn checked(engine: &'static Engine, warn: &mut dyn FnMut(String)) -> &'static Engine {
     let portable = portable(engine.algorithm);
-    if std::ptr::eq(engine, portable) || self_check(engine, portable) {
+    if std::ptr::eq(engine, portable) || alone_passes(engine, portable) {
         return engine;
     }
     warn(format!(
@@ -238,6 +240,42 @@ fn checked(engine: &'static Engine, warn: &mut dyn FnMut(String)) -> &'static En
         engine.algorithm
     ));
     portable
+}
+
+/// `engine`'s lanes, to run them: checked against the portable engine the first time they are
+/// asked for in this process, so a run that hashes files one at a time never pays for it (a
+/// tenth of a millisecond, half the self-check of a lane engine). None, after one warning,
+/// when they disagree: the files are then hashed one at a time on the engine's single-stream
+/// code, which passed its own check when the engine was chosen.
+pub fn checked_lanes(engine: &'static Engine) -> Option<Lanes> {
+    // Engines are `'static` (the table's, or made once per algorithm): one entry each.
+    static CHECKED: Mutex<Vec<(usize, bool)>> = Mutex::new(Vec::new());
+    let lanes = engine.lanes?;
+    let key = std::ptr::from_ref(engine) as usize;
+    let mut checked = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
+    let passed = match checked.iter().find(|(known, _)| *known == key) {
+        Some(&(_, passed)) => passed,
+        None => {
+            let passed = lanes_checked(engine, &mut |message| warn(&message)).is_some();
+            checked.push((key, passed));
+            passed
+        }
+    };
+    passed.then_some(lanes)
+}
+
+/// `engine`'s lanes if they pass the self-check, else none after one warning.
+fn lanes_checked(engine: &Engine, warn: &mut dyn FnMut(String)) -> Option<Lanes> {
+    let lanes = engine.lanes?;
+    if lanes_pass(lanes, portable(engine.algorithm)) {
+        return Some(lanes);
+    }
+    warn(format!(
+        "kernel {} for {} failed its self-check side by side; hashing files one at a time",
+        engine.kernel.name(),
+        engine.algorithm
+    ));
+    None
 }
 
 /// The lengths the self-check hashes: each side of the block edges of every algorithm (64 and
@@ -264,40 +302,59 @@ impl Pull for Slices<'_> {
     }
 }
 
-/// Whether `engine` gives the reference engine's digests on the self-check's messages, through
-/// each of its paths: one-shot, streaming in uneven pieces, many side by side (in memory and
-/// pulled), and in step.
-/// About 12 KB of hashing: microseconds on a fast engine, tens of them on a portable reference.
-pub(crate) fn self_check(engine: &Engine, reference: &Engine) -> bool {
-    let source: Vec<u8> = (0..4200u32)
+/// The bytes the self-check's messages are cut from.
+fn self_check_source() -> Vec<u8> {
+    (0..4200u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-        .collect();
-    // At odd offsets too, so no engine relies on aligned input.
-    let messages: Vec<&[u8]> = SELF_CHECK_LENGTHS
+        .collect()
+}
+
+/// One message of each of [`SELF_CHECK_LENGTHS`], at odd offsets too, so no engine relies on
+/// aligned input.
+fn self_check_messages(source: &[u8]) -> Vec<&[u8]> {
+    SELF_CHECK_LENGTHS
         .iter()
         .enumerate()
         .map(|(index, &len)| &source[index % 7..index % 7 + len])
-        .collect();
-    let expected: Vec<Digest> = messages.iter().map(|m| reference.hash(m)).collect();
-    for (message, want) in messages.iter().zip(&expected) {
-        if engine.hash(message) != *want {
-            return false;
-        }
+        .collect()
+}
+
+/// Whether `engine` gives the reference engine's digests on the self-check's messages, through
+/// each of its paths: [`alone_passes`] and [`lanes_pass`]. About 12 KB of hashing:
+/// microseconds on a fast engine, tens of them on a portable reference. For the tests: a run
+/// checks the two apart, each when first needed.
+#[cfg(test)]
+pub(crate) fn self_check(engine: &Engine, reference: &Engine) -> bool {
+    alone_passes(engine, reference)
+        && engine
+            .lanes
+            .is_none_or(|lanes| lanes_pass(lanes, reference))
+}
+
+/// Whether `engine`'s single-stream code gives the reference's digests, one-shot and streamed
+/// in uneven pieces.
+fn alone_passes(engine: &Engine, reference: &Engine) -> bool {
+    let source = self_check_source();
+    self_check_messages(&source).iter().all(|message| {
+        let want = reference.hash(message);
         let mut hasher = engine.hasher();
         let (first, rest) = message.split_at(message.len() / 3);
         hasher.update(first);
         hasher.update(&[]);
         hasher.update(rest);
-        if hasher.finalize() != *want {
-            return false;
-        }
-    }
-    let Some(lanes) = engine.lanes else {
-        return true;
-    };
+        engine.hash(message) == want && hasher.finalize() == want
+    })
+}
+
+/// Whether `lanes` give the reference's digests: many messages side by side (in memory and
+/// pulled), and in step.
+fn lanes_pass(lanes: Lanes, reference: &Engine) -> bool {
+    let source = self_check_source();
+    let messages = self_check_messages(&source);
     // More messages than the engine has lanes, so lanes are refilled.
     let count = messages.len() + lanes.width;
     let many: Vec<&[u8]> = messages.iter().copied().cycle().take(count).collect();
+    let expected: Vec<Digest> = messages.iter().map(|m| reference.hash(m)).collect();
     let many_expected: Vec<Digest> = expected.iter().copied().cycle().take(count).collect();
     if (lanes.many)(&many) != many_expected {
         return false;
@@ -506,18 +563,42 @@ mod tests {
 
     #[test]
     fn an_engine_that_fails_its_self_check_is_replaced_by_portable_with_one_warning() {
-        for wrong in [&WRONG_ONE_SHOT, &WRONG_LANES, &WRONG_PULL] {
+        let mut warnings = Vec::new();
+        let engine = checked(&WRONG_ONE_SHOT, &mut |message| warnings.push(message));
+        assert!(std::ptr::eq(engine, portable(Algorithm::Sha256)));
+        assert_eq!(
+            warnings,
+            ["kernel sha-ext for sha256 failed its self-check; using portable"]
+        );
+    }
+
+    #[test]
+    fn lanes_that_fail_their_self_check_are_not_run_with_one_warning() {
+        for wrong in [&WRONG_LANES, &WRONG_PULL] {
+            // The single-stream code is right: the engine is kept for files alone.
             let mut warnings = Vec::new();
-            let engine = checked(wrong, &mut |message| warnings.push(message));
-            assert!(std::ptr::eq(engine, portable(wrong.algorithm)));
+            assert!(std::ptr::eq(
+                checked(wrong, &mut |m| warnings.push(m)),
+                wrong
+            ));
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert!(lanes_checked(wrong, &mut |m| warnings.push(m)).is_none());
             assert_eq!(
                 warnings,
-                [format!(
-                    "kernel {} for {} failed its self-check; using portable",
-                    wrong.kernel.name(),
-                    wrong.algorithm
-                )]
+                ["kernel avx512 for md5 failed its self-check side by side; hashing files one at a time"]
             );
+            assert!(!self_check(wrong, portable(Algorithm::Md5)));
+            // As a run meets them: no lanes, asked twice (the second answer is remembered), and
+            // the messages hashed one by one, right.
+            assert!(checked_lanes(wrong).is_none());
+            assert!(checked_lanes(wrong).is_none());
+            let messages: Vec<Vec<u8>> = (0..12).map(|i| vec![i as u8; 3000 + i]).collect();
+            let messages: Vec<&[u8]> = messages.iter().map(Vec::as_slice).collect();
+            let want: Vec<Digest> = messages
+                .iter()
+                .map(|m| portable(Algorithm::Md5).hash(m))
+                .collect();
+            assert_eq!(wrong.hash_many(&messages), want);
         }
     }
 
@@ -527,6 +608,13 @@ mod tests {
             let mut warnings = Vec::new();
             let kept = checked(engine, &mut |message| warnings.push(message));
             assert!(std::ptr::eq(kept, engine), "{}", engine.label());
+            let lanes = lanes_checked(engine, &mut |message| warnings.push(message));
+            assert_eq!(
+                lanes.is_some(),
+                engine.lanes.is_some(),
+                "{}",
+                engine.label()
+            );
             assert!(warnings.is_empty(), "{warnings:?}");
         }
     }

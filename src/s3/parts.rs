@@ -55,7 +55,7 @@ pub(crate) fn hash_parts(
 ) -> io::Result<Vec<PartDigest>> {
     use rayon::prelude::*;
     let count = part_count(size, part_size);
-    let engines: Vec<&Engine> = algorithms.iter().map(|&a| table::chosen(a)).collect();
+    let engines: Vec<&'static Engine> = algorithms.iter().map(|&a| table::chosen(a)).collect();
     if let Some(group) = group_size(count, &engines) {
         let mapping = match read.mmap.maps(size) {
             true => Mapping::new(file, size)?,
@@ -114,8 +114,8 @@ enum GroupState {
 }
 
 impl GroupState {
-    fn new(engine: &Engine, parts: usize) -> GroupState {
-        match engine.lanes {
+    fn new(engine: &'static Engine, parts: usize) -> GroupState {
+        match table::checked_lanes(engine) {
             Some(lanes) if parts <= lanes.width => GroupState::Lanes((lanes.stepped)()),
             _ => GroupState::Each((0..parts).map(|_| engine.hasher()).collect()),
         }
@@ -157,7 +157,7 @@ fn hash_group(
     parts: Range<u64>,
     size: u64,
     part_size: u64,
-    engines: &[&Engine],
+    engines: &[&'static Engine],
 ) -> io::Result<Vec<PartDigest>> {
     let ranges: Vec<(u64, u64)> = parts
         .map(|index| part_range(index, size, part_size))
@@ -181,7 +181,7 @@ fn hash_in_step(
     source: &Source,
     ranges: &[(u64, u64)],
     part_size: u64,
-    engines: &[&Engine],
+    engines: &[&'static Engine],
 ) -> io::Result<Vec<PartDigest>> {
     if ranges.is_empty() {
         return Ok(Vec::new());
