@@ -40,18 +40,24 @@ pub(crate) fn hash_inputs(
     // those keep the engine's lanes busy decides what goes to them. The others are hashed the
     // usual way, each on its own, on every core, beside the lanes.
     let engine = table::chosen(algorithm);
-    let lanes = table::checked_lanes(engine);
     let Batch {
         mut results,
         states,
         opened,
         mut alone,
-    } = open_batch(inputs, &mut ahead, &algorithm, lanes.is_some());
+    } = open_batch(inputs, &mut ahead, &algorithm, engine.lanes.is_some());
     let small_lengths: Vec<usize> = opened
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
         .collect();
-    let mut together = engine.side_by_side(&small_lengths).into_iter();
+    let wanted = engine.side_by_side(&small_lengths);
+    // The lanes' self-check runs only once files would go to them; lanes that fail it leave
+    // every file to go alone.
+    let lanes = wanted
+        .contains(&true)
+        .then(|| table::checked_lanes(engine))
+        .flatten();
+    let mut together = wanted.into_iter().map(|wanted| wanted && lanes.is_some());
     let on = where_to_hash(|| bytes_known(&opened, &alone));
     let shortest_mapped = shortest_mapped_beside(options, on);
     let mut arena = ARENA.with(|arena| arena.take());
