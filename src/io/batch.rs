@@ -50,14 +50,8 @@ pub(crate) fn hash_inputs(
         .iter()
         .filter_map(|(_, _, small)| small.as_ref().map(|before| before.len() as usize))
         .collect();
-    let wanted = engine.side_by_side(&small_lengths);
-    // The lanes' self-check runs only once files would go to them; lanes that fail it leave
-    // every file to go alone.
-    let lanes = wanted
-        .contains(&true)
-        .then(|| table::checked_lanes(engine))
-        .flatten();
-    let mut together = wanted.into_iter().map(|wanted| wanted && lanes.is_some());
+    let (together, lanes) = engine.onto_checked_lanes(&small_lengths);
+    let mut together = together.into_iter();
     let on = where_to_hash(|| bytes_known(&opened, &alone));
     let shortest_mapped = shortest_mapped_beside(options, on);
     let mut arena = ARENA.with(|arena| arena.take());

@@ -113,10 +113,9 @@ impl Engine {
     /// by one on the single-stream code.
     pub fn hash_many(&'static self, messages: &[&[u8]]) -> Vec<Digest> {
         let lengths: Vec<usize> = messages.iter().map(|message| message.len()).collect();
-        let together = self.side_by_side(&lengths);
+        let (together, lanes) = self.onto_checked_lanes(&lengths);
         let mut digests: Vec<Option<Digest>> = vec![None; messages.len()];
-        let lanes = || super::table::checked_lanes(self);
-        if let Some(lanes) = together.contains(&true).then(lanes).flatten() {
+        if let Some(lanes) = lanes {
             let (indices, lane_messages): (Vec<usize>, Vec<&[u8]>) = messages
                 .iter()
                 .enumerate()
@@ -162,6 +161,21 @@ impl Engine {
             together.fill(false);
         }
         together
+    }
+
+    /// [`Engine::side_by_side`], and the lanes to run those on. The lanes' self-check
+    /// ([`super::table::checked_lanes`]) runs only once some message would go to them; lanes
+    /// that fail it take none.
+    pub fn onto_checked_lanes(&'static self, lengths: &[usize]) -> (Vec<bool>, Option<Lanes>) {
+        let mut together = self.side_by_side(lengths);
+        let lanes = together
+            .contains(&true)
+            .then(|| super::table::checked_lanes(self))
+            .flatten();
+        if lanes.is_none() {
+            together.fill(false);
+        }
+        (together, lanes)
     }
 
     /// How many messages to hand [`Engine::hash_many`] at once: two lanes' worth, so a lane
