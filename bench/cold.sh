@@ -23,7 +23,7 @@
 # and fio's sequential read (1 MiB blocks at queue depth 32, and 8 MiB at 8) and 4 KiB random
 # read (queue depth 64), 10 s each, and its sequential read once through the big file in every
 # round of the big file's groups (what the shares of the device's speed are paired with).
-# Writes bench/results/cold-CPU.md (CPU from `fasthash --version`), raw JSON in
+# Writes bench/results/cold-CPU.md (CPU, family and model from `fasthash --version`), raw JSON in
 # bench/results/json/cold/.
 # --quick: 3 runs instead of 5. --small: a smoke run on a tenth of the files, a 64 MiB file,
 #   50 files through FUSE and 2 s of fio each; written to cold-CPU-small.md.
@@ -355,8 +355,12 @@ source_dev="$(findmnt -no SOURCE -T "$data")"
   echo "options	$([ "$quick" = 1 ] && echo --quick) $([ "$small" = 1 ] && echo --small)"
 } > "$json/machine.tsv"
 
-slug="$("$fasthash" --version | sed -n 's/^CPU: //p' | sed 's/ (.*//' | tr '[:upper:]' '[:lower:]' \
-  | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')"
+# The model name and, where CPUID gives them, the family and model: a virtual machine often
+# names Zen 3, 4 and 5 alike "AMD EPYC", and each run must not overwrite another CPU's file.
+cpu_line="$("$fasthash" --version | sed -n 's/^CPU: //p')"
+slug="$(printf '%s %s' "$(sed 's/ (.*//' <<< "$cpu_line")" \
+  "$(grep -o 'family [0-9]* model [0-9]*' <<< "$cpu_line" || true)" \
+  | tr '[:upper:]' '[:lower:]' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')"
 suffix=""
 if [ "$small" = 1 ]; then suffix="-small"; fi
 out="$results/cold-${slug:-unknown}$suffix.md"
