@@ -233,9 +233,10 @@ impl crate::io::read::Hashing for OutputAt {
     fn mapping(
         &self,
         mapping: &crate::io::mapped::Mapping,
+        file: &std::fs::File,
         options: &crate::io::read::ReadOptions,
     ) -> Digest {
-        let hasher = crate::io::large::blake3_hasher_of(mapping, options.split_files);
+        let hasher = crate::io::large::blake3_hasher_of(mapping, file, options.split_files);
         self.bytes_of(&hasher)
     }
 

@@ -115,6 +115,32 @@ impl Mapping {
         fault(self.slot)
     }
 
+    /// Records that the file could not be read from `offset` on, where it was read through a
+    /// descriptor rather than the mapping (it shrank, or the device failed): reported as a
+    /// fault of the mapping is, unless a fault came first.
+    pub(crate) fn mark_fault(&self, offset: usize) {
+        let _ = REGISTRY[self.slot].fault.compare_exchange(
+            NO_FAULT,
+            offset,
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Whether the page holding byte `offset` is in memory (`mincore`): for a file, in the
+    /// page cache. False where it cannot be told.
+    pub(crate) fn is_resident(&self, offset: usize) -> bool {
+        if offset >= self.len {
+            return false;
+        }
+        let page = page_size();
+        let start = (self.ptr as usize + offset) & !(page - 1);
+        let mut state = 0u8;
+        // SAFETY: one page inside our own live mapping; `state` has room for its one byte.
+        let done = unsafe { libc::mincore(start as *mut libc::c_void, 1, &mut state) };
+        done == 0 && state & 1 == 1
+    }
+
     /// Asks the kernel to fill the page tables for `range` now (`MADV_POPULATE_READ`), so the
     /// hashing thread does not stop at every page. Errors are ignored: the pages still fault in
     /// when touched.
@@ -521,6 +547,27 @@ mod tests {
         let big = file_of(&[1]);
         assert_eq!(arena.map(big.as_file(), Arena::MAX_FILE as u64 + 1), None);
         assert_eq!(arena.map(big.as_file(), 0), None);
+    }
+
+    #[test]
+    fn residency_follows_the_page_cache() {
+        let temp = file_of(&pattern(64 * 1024, 7));
+        let file = File::open(temp.path()).unwrap();
+        let mapping = Mapping::new(&file, 64 * 1024).unwrap().unwrap();
+        assert!(!mapping.is_resident(64 * 1024), "past the end");
+        // Just written: in the page cache.
+        assert!(mapping.is_resident(0) && mapping.is_resident(64 * 1024 - 1));
+        // Written back and dropped, the pages leave it, where the file system lets them go
+        // (tmpfs keeps them: there is nowhere else they are).
+        temp.as_file().sync_all().unwrap();
+        // SAFETY: advice on our own open descriptor.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if mapping.is_resident(0) {
+            eprintln!("skipped: this file system kept the dropped pages in memory");
+            return;
+        }
+        assert!(mapping.bytes()[..4096] == pattern(64 * 1024, 7)[..4096]);
+        assert!(mapping.is_resident(0), "read back in");
     }
 
     #[test]

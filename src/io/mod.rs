@@ -42,6 +42,7 @@ pub mod progress;
 pub mod read;
 pub mod settings;
 pub mod shard;
+pub(crate) mod source;
 pub mod walk;
 
 use std::ffi::{OsStr, OsString};

@@ -119,9 +119,9 @@ impl Hashing for Several<'_> {
         }
     }
 
-    fn mapping(&self, mapping: &Mapping, _: &ReadOptions) -> Hashed {
+    fn mapping(&self, mapping: &Mapping, file: &File, _: &ReadOptions) -> Hashed {
         let mut hashers = self.hashers();
-        feed_mapping(mapping, |window| hashers.update(window));
+        feed_mapping(mapping, file, |window| hashers.update(window));
         hashers.finalize()
     }
 

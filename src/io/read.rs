@@ -93,7 +93,7 @@ thread_local! {
 /// Lends `work` this thread's read buffer. The buffer is taken out while lent, not borrowed:
 /// `work` may hash on the pool, and a thread waiting there runs other files' jobs, which
 /// then find the slot empty and use a buffer of their own instead of finding it in use.
-fn with_read_buffer<T>(work: impl FnOnce(&mut [u8]) -> T) -> T {
+pub(crate) fn with_read_buffer<T>(work: impl FnOnce(&mut [u8]) -> T) -> T {
     let mut buffer = READ_BUFFER.take();
     buffer.resize(READ_BUFFER_SIZE + READ_BUFFER_ALIGN, 0);
     let result = work(aligned(&mut buffer));
@@ -148,8 +148,8 @@ pub(crate) trait Hashing: Sync {
     fn reader(&self, reader: impl Read) -> io::Result<Self::Output>;
     /// A whole file, read into memory.
     fn buffer(&self, bytes: &[u8]) -> Self::Output;
-    /// A mapped file.
-    fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Self::Output;
+    /// A mapped file (`file`, which it maps, is there to read it instead where that is faster).
+    fn mapping(&self, mapping: &Mapping, file: &File, options: &ReadOptions) -> Self::Output;
     /// What `--cache` holds for a file in this state.
     fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Self::Output>;
     /// Keeps `output` in `--cache` under the state the file was opened in.
@@ -169,8 +169,8 @@ impl Hashing for Algorithm {
         crate::kernels::hash(*self, bytes)
     }
 
-    fn mapping(&self, mapping: &Mapping, options: &ReadOptions) -> Digest {
-        hash_mapping(mapping, *self, options)
+    fn mapping(&self, mapping: &Mapping, file: &File, options: &ReadOptions) -> Digest {
+        hash_mapping(mapping, file, *self, options)
     }
 
     fn cached(&self, cache: &Cache, state: &Metadata) -> Option<Digest> {
@@ -302,7 +302,7 @@ pub(crate) fn hash_file_as_opened<H: Hashing>(
         .flatten()
     {
         Some(mapping) => {
-            let output = hashing.mapping(&mapping, options);
+            let output = hashing.mapping(&mapping, file, options);
             if let Some(error) = fault_error(file, mapping.fault()) {
                 return Err(error);
             }
