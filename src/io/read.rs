@@ -9,7 +9,8 @@
 //!   same), and the copy and the hash add up: XXH3 that way runs at 4.2 to 4.9 GB/s. The
 //!   buffer is 64 KiB now ([`READ_BUFFER_SIZE`] says why).
 //! - Files from [`MAP_THRESHOLD`] up are mapped, and hashed from the mapping without a copy
-//!   ([`super::large`] has the figures). Under it they are read: a mapping's set-up and
+//!   ([`super::large`] has the figures), or read where timing says that is faster
+//!   ([`super::source`]). Under it they are read: a mapping's set-up and
 //!   tear-down cost more than a few buffer copies there (the lanes' files, hashed side by
 //!   side, are the exception: [`super::batch`]).
 //!

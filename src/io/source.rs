@@ -6,7 +6,7 @@
 //! large a file's folios are depends on the kernel, the file system and the file's history
 //! (Linux 6.18's ext4 reads a file read in order into folios of up to 2 MiB; older kernels, and
 //! pages read one at a time, give folios of 4 KiB). The same 1 GiB file in the page cache on AMD
-//! Zen 5 (family 26 model 2, 2 cores), hyperfine medians of 11, XXH3:
+//! Zen 5 (family 26 model 2, 2 cores), hyperfine means of 11, XXH3:
 //!
 //! | page cache | mapped, populated by a helper | `pread` | `xxhsum -H3` |
 //! |---|---|---|---|
@@ -33,9 +33,11 @@ pub(crate) enum Way {
     Read,
 }
 
-/// The windows timed, in this order, so that a drift in the machine's speed falls on both ways.
-/// Window 0 is left out: it waits for the populating helper to start. Each way keeps its faster
-/// window, so that one slowed by something else (the hypervisor taking the core) does not count.
+/// The windows timed, in this order: the read ones first, before the populating helper starts,
+/// so that nothing populates beside them; then the mapped ones, whose hashing is timed apart
+/// from any wait for the helper (the first waits for it to start), the helper timing its own
+/// work on them. Each way keeps its faster window, so that one slowed by something else (the
+/// hypervisor taking the core) does not count.
 pub(crate) const TRIAL: [(usize, Way); 5] = [
     (0, Way::Read),
     (1, Way::Read),
@@ -142,10 +144,9 @@ impl SourceChoice {
 
     /// Notes how long window `index` took, fed the way [`Self::way`] said (a mapped window's
     /// hashing alone, a read window's reading and hashing); after the last trial window,
-    /// decides. A mapped window counts as the slower of its hashing and the helper's
-    /// populating: while the hashing thread reads trial windows the helper gets ahead, and the
-    /// mapped window after them is hashed without waiting, which the rest of the file would not
-    /// be.
+    /// decides. A mapped window counts as the slower of its hashing and the helper's work on
+    /// it ([`Self::note_helper`]): along the file, the hashing thread waits for whichever is
+    /// slower.
     pub(crate) fn record(&mut self, index: usize, took: Duration) {
         if !self.timed || self.decided.is_some() {
             return;
