@@ -29,7 +29,7 @@
 
 use super::mapped::Mapping;
 use super::prefetch::FeedChoice;
-use super::read::{count, ReadOptions};
+use super::read::{count, MmapChoice, ReadOptions};
 use super::source::{read_range, SourceChoice, Way, TRIAL};
 use crate::kernels::engine::Split;
 use crate::kernels::table;
@@ -53,7 +53,11 @@ pub fn hash_mapping(
     match table::chosen(algorithm).split {
         Split::CrcCombine if options.split_files => crc_in_parallel(mapping, algorithm),
         Split::Blake3Tree if options.split_files => blake3_in_parallel(mapping),
-        _ => hash_with_populating_helper(mapping, file, algorithm),
+        // `--mmap` asked for the mapping: no reads instead.
+        _ => {
+            let mapped_only = options.mmap == MmapChoice::Always;
+            hash_with_populating_helper(mapping, file, mapped_only, algorithm)
+        }
     }
 }
 
@@ -63,24 +67,34 @@ fn windows(len: usize) -> impl Iterator<Item = Range<usize>> {
 
 /// One hashing thread, fed by a helper that populates windows ahead of it and releases them
 /// behind it.
-fn hash_with_populating_helper(mapping: &Mapping, file: &File, algorithm: Algorithm) -> Digest {
+fn hash_with_populating_helper(
+    mapping: &Mapping,
+    file: &File,
+    mapped_only: bool,
+    algorithm: Algorithm,
+) -> Digest {
     let mut hasher = Hasher::new(algorithm);
-    feed_mapping(mapping, file, |window| hasher.update(window));
+    feed_mapping(mapping, file, mapped_only, |window| hasher.update(window));
     hasher.finalize()
 }
 
 /// Hands a mapped file to `consume` a window at a time, in order, on this thread, while a
 /// helper populates windows ahead of it and releases them behind it. A few windows at the
 /// start are read through `file` instead, timed against mapped ones, and where reading is the
-/// faster the rest is read ([`super::source`]). Stops early when the file lost a page (it
-/// shrank, or the device failed; the caller reports it).
-pub(crate) fn feed_mapping(mapping: &Mapping, file: &File, consume: impl FnMut(&[u8])) {
+/// faster the rest is read ([`super::source`]), unless `mapped_only` (`--mmap`). Stops early
+/// when the file lost a page (it shrank, or the device failed; the caller reports it).
+pub(crate) fn feed_mapping(
+    mapping: &Mapping,
+    file: &File,
+    mapped_only: bool,
+    consume: impl FnMut(&[u8]),
+) {
     // Timed only where the trial's windows are in the page cache: cold, both ways wait for the
     // device, and the windows read would go without the helper's requests ahead of them.
     let in_memory = TRIAL
         .iter()
         .all(|&(index, _)| mapping.is_resident(((index + 1) * WINDOW).min(mapping.len()) - 1));
-    let source = match in_memory {
+    let source = match in_memory && !mapped_only {
         true => SourceChoice::new(mapping.len()),
         false => SourceChoice::mapped(),
     };
@@ -412,7 +426,7 @@ pub(crate) fn blake3_hasher_of(mapping: &Mapping, file: &File, split: bool) -> b
         return blake3_tree(mapping);
     }
     let mut hasher = blake3::Hasher::new();
-    feed_mapping(mapping, file, |window| {
+    feed_mapping(mapping, file, false, |window| {
         hasher.update(window);
     });
     hasher

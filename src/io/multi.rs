@@ -119,9 +119,10 @@ impl Hashing for Several<'_> {
         }
     }
 
-    fn mapping(&self, mapping: &Mapping, file: &File, _: &ReadOptions) -> Hashed {
+    fn mapping(&self, mapping: &Mapping, file: &File, options: &ReadOptions) -> Hashed {
         let mut hashers = self.hashers();
-        feed_mapping(mapping, file, |window| hashers.update(window));
+        let mapped_only = options.mmap == MmapChoice::Always;
+        feed_mapping(mapping, file, mapped_only, |window| hashers.update(window));
         hashers.finalize()
     }
 
