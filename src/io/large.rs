@@ -132,10 +132,10 @@ fn feed_mapping_choosing(
                     super::source::advise_sequential(file);
                 }
                 if source.reads_from_now() && !progress.stopped.swap(true, Ordering::AcqRel) {
-                    // The helper populates no more; the kernel reads ahead of the reads (asking
-                    // it as the helper does would cost more than it saves: 14 ms a GiB of
-                    // `POSIX_FADV_WILLNEED` over pages already there, on AMD Zen 5).
-                    super::source::advise_sequential(file);
+                    // The helper populates no more; the kernel reads ahead of the reads, as
+                    // advised at window 0 (asking it as the helper does would cost more than it
+                    // saves: 14 ms a GiB of `POSIX_FADV_WILLNEED` over pages already there, on
+                    // AMD Zen 5).
                     wake(helper.as_ref());
                 }
                 let started = Instant::now();
@@ -164,13 +164,15 @@ fn feed_mapping_choosing(
                 if mapping.fault().is_some() {
                     break;
                 }
-                let hashing = Instant::now();
+                let hashing = source.trying().then(Instant::now);
                 count(window.len());
                 feed.feed(&bytes[window.clone()], &mut consume);
-                source.note_helper(progress.populating(), progress.release_per_window());
-                source.record(index, hashing.elapsed());
-                if !source.trying() {
-                    progress.lead.store(LEAD, Ordering::Release);
+                if let Some(hashing) = hashing {
+                    source.note_helper(progress.populating(), progress.release_per_window());
+                    source.record(index, hashing.elapsed());
+                    if !source.trying() {
+                        progress.lead.store(LEAD, Ordering::Release);
+                    }
                 }
             }
             // Counted whether or not a helper runs yet: one started later starts from here.

@@ -94,7 +94,7 @@ thread_local! {
 /// Lends `work` this thread's read buffer. The buffer is taken out while lent, not borrowed:
 /// `work` may hash on the pool, and a thread waiting there runs other files' jobs, which
 /// then find the slot empty and use a buffer of their own instead of finding it in use.
-pub(crate) fn with_read_buffer<T>(work: impl FnOnce(&mut [u8]) -> T) -> T {
+fn with_read_buffer<T>(work: impl FnOnce(&mut [u8]) -> T) -> T {
     let mut buffer = READ_BUFFER.take();
     buffer.resize(READ_BUFFER_SIZE + READ_BUFFER_ALIGN, 0);
     let result = work(aligned(&mut buffer));

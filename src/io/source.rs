@@ -19,8 +19,9 @@
 //! the timing sees that too. Cold, both ways wait for the same device.
 
 use super::mapped::Mapping;
-use super::read::{count, with_read_buffer};
+use super::read::feed_reader;
 use std::fs::File;
+use std::io::{self, Read};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
@@ -180,35 +181,41 @@ fn decide(mapped: Option<Duration>, read: Option<Duration>, margin: f64) -> Way 
 }
 
 /// Reads `range` of `file` through its descriptor, a read buffer at a time, handing each to
-/// `consume`. False when the file ended early or a read failed: that offset is marked on
-/// `mapping`, whose caller reports it as it reports a lost page.
+/// `consume` ([`feed_reader`]'s loop). False when the file ended early or a read failed: that
+/// offset is marked on `mapping`, whose caller reports it as it reports a lost page.
 pub(crate) fn read_range(
     file: &File,
     mapping: &Mapping,
     range: Range<usize>,
     consume: &mut impl FnMut(&[u8]),
 ) -> bool {
-    with_read_buffer(|buffer| {
-        let mut at = range.start;
-        while at < range.end {
-            let want = buffer.len().min(range.end - at);
-            match file.read_at(&mut buffer[..want], at as u64) {
-                Ok(0) => break,
-                Ok(read) => {
-                    count(read);
-                    consume(&buffer[..read]);
-                    at += read;
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
+    let mut reader = RangeReader { file, range };
+    let read = feed_reader(&mut reader, consume);
+    if read.is_err() || !reader.range.is_empty() {
+        mapping.mark_fault(reader.range.start);
+        return false;
+    }
+    true
+}
+
+/// What is left of a range of a file, read with `pread` (the descriptor's offset untouched).
+struct RangeReader<'a> {
+    file: &'a File,
+    range: Range<usize>,
+}
+
+impl Read for RangeReader<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let want = buffer.len().min(self.range.len());
+        if want == 0 {
+            return Ok(0);
         }
-        if at < range.end {
-            mapping.mark_fault(at);
-            return false;
-        }
-        true
-    })
+        let read = self
+            .file
+            .read_at(&mut buffer[..want], self.range.start as u64)?;
+        self.range.start += read;
+        Ok(read)
+    }
 }
 
 /// `POSIX_FADV_SEQUENTIAL` over the whole file: the kernel's readahead then reads further.
